@@ -1,0 +1,110 @@
+# Switchboard — two commands for a new user:
+#   make run    install what is missing, build, and open the window
+#   make test   install what the tests need and run every test
+# See README.md.
+
+SHELL := /bin/bash
+GO ?= go
+UNAME := $(shell uname -s)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/switchboard-app/switchboard/internal/buildinfo.Version=$(VERSION)
+
+ifeq ($(UNAME),Linux)
+TAGS := desktop,production,webkit2_41
+DEV_TAGS := dev,webkit2_41
+else
+TAGS := desktop,production
+DEV_TAGS := dev
+endif
+
+BIN := build/bin/switchboard
+DEV_BIN := build/bin/switchboard-dev
+# Node.js new enough for Vite (the system's, or Node 22 from npm).
+NODE_PATH_PREFIX = PATH="$$(scripts/node.sh):$$PATH"
+# Node 22 and the real MCP servers used by the tests.
+TEST_NODE_PATH = PATH="$(CURDIR)/test/node/node_modules/.bin:$$PATH"
+GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './test/node/*' 2>/dev/null)
+FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
+
+.PHONY: run build build-dev deps test-deps frontend vet go-test unit e2e e2e-window e2e-browser test bench fuzz clean
+
+## run: install what is missing, build, and open the window
+run: build
+	./$(BIN)
+
+## build: the release binary at build/bin/switchboard
+build: deps $(BIN)
+
+$(BIN): $(GO_SOURCES) frontend/dist/index.html go.mod go.sum build/appicon.png
+	$(GO) build -tags $(TAGS) -trimpath -ldflags "$(LDFLAGS)" -o $@ .
+
+## build-dev: a development binary that serves the UI to a browser (-devserver)
+build-dev: deps $(DEV_BIN)
+
+$(DEV_BIN): $(GO_SOURCES) frontend/dist/index.html go.mod go.sum
+	$(GO) build -tags $(DEV_TAGS) -o $@ .
+
+deps: .deps-system frontend/node_modules/.package-lock.json .deps-go
+
+.deps-system: scripts/deps.sh
+	scripts/deps.sh run
+	@touch $@
+
+.deps-go: go.mod go.sum
+	$(GO) mod download
+	@touch $@
+
+frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json
+	cd frontend && $(NODE_PATH_PREFIX) npm ci --no-audit --no-fund --loglevel=error
+
+test/node/node_modules/.package-lock.json: test/node/package.json test/node/package-lock.json
+	cd test/node && npm ci --no-audit --no-fund --loglevel=error
+
+## frontend: build the web UI into frontend/dist (embedded in the binary)
+frontend: frontend/dist/index.html
+
+frontend/dist/index.html: frontend/node_modules/.package-lock.json $(FRONTEND_SOURCES)
+	cd frontend && $(NODE_PATH_PREFIX) npm run build --silent
+	@touch frontend/dist/.gitkeep
+
+test-deps: deps .deps-test test/node/node_modules/.package-lock.json
+
+.deps-test: scripts/deps.sh
+	scripts/deps.sh test
+	@touch $@
+
+## test: go vet, go test -race, the frontend's unit tests, and the end-to-end tests
+test: test-deps
+	@$(MAKE) --no-print-directory vet go-test unit e2e
+
+vet:
+	$(GO) vet ./...
+	cd frontend && $(NODE_PATH_PREFIX) npx svelte-check --tsconfig ./tsconfig.json --threshold error --output machine | tail -n 3
+
+go-test:
+	$(TEST_NODE_PATH) SWITCHBOARD_REQUIRE_NODE_SERVERS=1 $(GO) test -race -timeout 20m ./...
+
+unit:
+	cd frontend && $(NODE_PATH_PREFIX) npx vitest run
+
+e2e: e2e-window e2e-browser
+
+## e2e-window: the real release binary in a real window under Xvfb
+e2e-window: build
+	test/e2e/window.sh
+
+## e2e-browser: the real backend (-tags dev) serving the real frontend to Chromium
+e2e-browser: build-dev
+	cd frontend && $(NODE_PATH_PREFIX) node e2e/run.mjs
+
+## fuzz: each fuzz target for longer (FUZZTIME, default 60s)
+FUZZTIME ?= 60s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf build/bin test-results frontend/dist/assets frontend/dist/index.html .deps-system .deps-go .deps-test

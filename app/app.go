@@ -1,0 +1,94 @@
+// Package app is the only package that imports Wails. It binds thin methods
+// over internal/core for the frontend, turns internal events into Wails
+// events, and wires the window's startup and shutdown. Everything a method
+// does is in internal/; a method here converts and forwards.
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/switchboard-app/switchboard/internal/buildinfo"
+	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/secrets"
+)
+
+// App is bound to the frontend: its exported methods become window.go.app.App.*.
+type App struct {
+	core *core.Core
+
+	mu  sync.Mutex
+	ctx context.Context // the Wails context, set at startup
+}
+
+// New returns an App over c.
+func New(c *core.Core) *App { return &App{core: c} }
+
+func (a *App) startup(ctx context.Context) {
+	a.mu.Lock()
+	a.ctx = ctx
+	a.mu.Unlock()
+}
+
+func (a *App) domReady(ctx context.Context) {
+	a.restoreWindow(ctx)
+}
+
+func (a *App) beforeClose(ctx context.Context) bool {
+	a.saveWindow(ctx)
+	return false
+}
+
+func (a *App) shutdown(ctx context.Context) {
+	a.core.Log.Info("window closed")
+}
+
+// Emit sends an event to the frontend. Internal packages get the App as
+// their Emitter; before startup events are dropped.
+func (a *App) Emit(name string, payload any) {
+	a.mu.Lock()
+	ctx := a.ctx
+	a.mu.Unlock()
+	if ctx != nil {
+		runtime.EventsEmit(ctx, name, payload)
+	}
+}
+
+// Info is what the frontend learns when it starts.
+type Info struct {
+	Version  string         `json:"version"`
+	DataDir  string         `json:"dataDir"`
+	Database string         `json:"database"`
+	LogDir   string         `json:"logDir"`
+	Keyring  secrets.Status `json:"keyring"`
+	Problems []core.Problem `json:"problems"`
+}
+
+// Ready is called by the frontend once it has mounted; it returns what the
+// first screen shows and records that the window is alive.
+func (a *App) Ready() (Info, error) {
+	c := a.core
+	c.Log.Info("frontend ready")
+	problems := c.Problems
+	if problems == nil {
+		problems = []core.Problem{}
+	}
+	return Info{
+		Version:  buildinfo.String(),
+		DataDir:  c.Paths.Dir,
+		Database: c.Paths.Database,
+		LogDir:   c.Paths.Logs,
+		Keyring:  c.Keyring,
+		Problems: problems,
+	}, nil
+}
+
+// errNoDatabase is returned by methods that need the database when it could
+// not be opened (the first screen already explains why).
+var errNoDatabase = errors.New("the database is not open; see the message on the first screen")
+
+func (a *App) logger() *slog.Logger { return a.core.Log }

@@ -1,0 +1,107 @@
+// Starts the real backend (a -tags dev build) under Xvfb, serving the real
+// frontend on a local port, and Debian's Chromium to drive it.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const root = resolve(import.meta.dirname, '../..');
+export const resultsDir = join(root, 'test-results');
+
+async function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+async function waitForPort(port, proc, ms = 90_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (proc.exitCode !== null) throw new Error(`backend exited with ${proc.exitCode} before serving`);
+    const ok = await new Promise((res) => {
+      const c = connect(port, '127.0.0.1', () => { c.destroy(); res(true); });
+      c.on('error', () => res(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`backend did not listen on ${port} within ${ms} ms`);
+}
+
+/** Starts the backend; returns {url, dataDir, stop, logs()}. */
+export async function startBackend({ env = {} } = {}) {
+  const tmp = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+  const dataDir = join(tmp, 'data');
+  mkdirSync(dataDir);
+  const port = await freePort();
+  const bin = join(root, 'build/bin/switchboard-dev');
+  let out = '';
+  const proc = spawn('xvfb-run', ['-a', '-s', '-screen 0 1280x800x24 -nolisten tcp', bin,
+    '-devserver', `127.0.0.1:${port}`, '-assetdir', join(root, 'frontend/dist'), '-loglevel', 'Warning'], {
+    env: {
+      ...process.env,
+      SWITCHBOARD_DATA_DIR: dataDir,
+      XDG_CACHE_HOME: join(tmp, 'cache'),
+      XDG_DATA_HOME: join(tmp, 'xdg-data'),
+      XDG_CONFIG_HOME: join(tmp, 'xdg-config'),
+      DBUS_SESSION_BUS_ADDRESS: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  proc.stdout.on('data', (d) => { out += d; });
+  proc.stderr.on('data', (d) => { out += d; });
+  await waitForPort(port, proc);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    logs: () => out,
+    async stop() {
+      try { process.kill(-proc.pid, 'SIGTERM'); } catch {}
+      await new Promise((r) => setTimeout(r, 300));
+      try { process.kill(-proc.pid, 'SIGKILL'); } catch {}
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** A tiny test runner that prints "N passed, N failed" at the end. */
+export function suite() {
+  const tests = [];
+  return {
+    test: (name, fn) => tests.push({ name, fn }),
+    async run() {
+      let passed = 0, failed = 0;
+      for (const t of tests) {
+        const started = Date.now();
+        try {
+          await t.fn();
+          passed++;
+          console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
+        } catch (e) {
+          failed++;
+          console.log(`FAIL ${t.name}\n     ${e?.stack || e}`);
+        }
+      }
+      console.log(`${passed} passed, ${failed} failed`);
+      return failed === 0;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// Package approval decides whether a tool call may run: a Broker checks the
+// remembered policy (per-tool "always" grants and the global "yolo" switch)
+// and otherwise parks the call until the user decides, the caller stops, the
+// conversation closes or the app quits.
+//
+// Each call is a small state machine (pending → allowed_once | allowed_always |
+// allowed_all | denied | cancelled; every state but pending is final), and the
+// Outcome carries the exact arguments the user saw, which are the ones to run.
+// A store failure never leaves more trusted than the user asked for: grants and
+// yolo are added only after the store saved them, and removed in memory even
+// when the store could not delete them. Events leave in the order the state
+// changed and never under a lock, so an Emitter may call back into the Broker.
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Event names the Broker emits, and the payload each one carries.
+const (
+	// EventRequested carries a Request: a call is waiting for the user.
+	EventRequested = "approval:requested"
+	// EventResolved carries a Resolution: a waiting call was decided.
+	EventResolved = "approval:resolved"
+	// EventPolicy carries a Policy: the remembered policy after a change.
+	EventPolicy = "approval:policy"
+)
+
+// A Decision is what happened to a call.
+type Decision string
+
+const (
+	// AllowOnce runs this call only.
+	AllowOnce Decision = "allow_once"
+	// AllowAlways runs this call and, from now on, every call of the same
+	// tool on the same server while the server's fingerprint is unchanged.
+	AllowAlways Decision = "allow_always"
+	// AllowAll runs this call and turns yolo on: every call runs unasked.
+	AllowAll Decision = "allow_all"
+	// Deny does not run this call; the caller tells the model the user declined.
+	Deny Decision = "deny"
+	// Cancelled does not run this call: the caller stopped, the conversation
+	// closed or the app quit. Only the Broker makes this decision.
+	Cancelled Decision = "cancelled"
+)
+
+// Allows reports whether a call with this decision runs.
+func (d Decision) Allows() bool {
+	return d == AllowOnce || d == AllowAlways || d == AllowAll
+}
+
+// DecidedBy says who made a Decision, for the tool-call audit record.
+type DecidedBy string
+
+const (
+	// ByUser means the user answered the prompt for this call.
+	ByUser DecidedBy = "user"
+	// ByPolicy means a remembered grant or yolo allowed the call, either when
+	// it arrived or when the user's "always"/"all" answer to another call
+	// released it.
+	ByPolicy DecidedBy = "policy"
+	// BySystem means the call was cancelled (Stop, closed conversation, quit).
+	BySystem DecidedBy = "system"
+)
+
+// A Request asks whether one tool call may run.
+type Request struct {
+	// ID identifies the call among pending ones; it must be unique while the
+	// call waits. Use the caller's own ID (e.g. the audit record's), not the
+	// model's tool-call ID, which some models repeat.
+	ID string `json:"id"`
+	// ConversationID is the conversation the call belongs to; empty means
+	// none, and CancelConversation never reaches the call.
+	ConversationID string `json:"conversationId"`
+	// ServerID and Tool (the server's original tool name, not the namespaced
+	// one) identify the tool; both are required.
+	ServerID string `json:"serverId"`
+	Tool     string `json:"tool"`
+	// ServerName and Description are shown to the user.
+	ServerName  string `json:"serverName"`
+	Description string `json:"description"`
+	// Fingerprint identifies the server's configuration (a digest of its
+	// command, args or URL, never a secret). A grant made for one fingerprint
+	// does not allow calls that carry another.
+	Fingerprint string `json:"fingerprint"`
+	// Arguments is the JSON the model produced; nil means no arguments.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// An Outcome is the final answer for a call.
+type Outcome struct {
+	// Allowed reports whether the call runs.
+	Allowed bool `json:"allowed"`
+	// Decision and DecidedBy are recorded in the tool-call audit record.
+	Decision  Decision  `json:"decision"`
+	DecidedBy DecidedBy `json:"decidedBy"`
+	// Arguments is a copy of the request's arguments when Allowed, nil
+	// otherwise. Run the tool with exactly these.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// A Resolution is the payload of EventResolved.
+type Resolution struct {
+	ID      string  `json:"id"`
+	Outcome Outcome `json:"outcome"`
+}
+
+// A Grant remembers that a tool of a server runs without asking.
+type Grant struct {
+	ServerID string `json:"serverId"`
+	Tool     string `json:"tool"`
+	// Fingerprint is the server's fingerprint when the user granted it.
+	Fingerprint string    `json:"fingerprint"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// A Policy is the payload of EventPolicy: the whole remembered policy.
+type Policy struct {
+	Yolo bool `json:"yolo"`
+	// Grants is sorted by server ID, then tool; never nil.
+	Grants []Grant `json:"grants"`
+}
+
+// A PolicyStore persists grants and the yolo switch. The Broker serialises
+// its writes, so an implementation need not order concurrent writers.
+type PolicyStore interface {
+	// Grants returns every stored grant.
+	Grants(ctx context.Context) ([]Grant, error)
+	// PutGrant stores g, replacing any grant for the same server and tool.
+	PutGrant(ctx context.Context, g Grant) error
+	// DeleteGrant removes the grant for serverID and tool; removing a grant
+	// that does not exist is not an error.
+	DeleteGrant(ctx context.Context, serverID, tool string) error
+	// Yolo reports the yolo switch; false when never set.
+	Yolo(ctx context.Context) (bool, error)
+	// SetYolo stores the yolo switch.
+	SetYolo(ctx context.Context, on bool) error
+}
+
+// An Emitter sends an event to the frontend. Emit must not block for long;
+// it may call back into the Broker.
+type Emitter interface {
+	Emit(name string, payload any)
+}
+
+var (
+	// ErrUnknownRequest means no pending call has this ID: it never existed
+	// or was already resolved.
+	ErrUnknownRequest = errors.New("no pending tool call with this id; it may have been decided or cancelled already")
+	// ErrInvalidDecision means Decide got a decision a user cannot make
+	// (anything but allow_once, allow_always, allow_all and deny).
+	ErrInvalidDecision = errors.New("invalid approval decision")
+	// ErrInvalidRequest means a Request lacks an ID, server or tool, has
+	// arguments that are not JSON, or reuses the ID of a pending call.
+	ErrInvalidRequest = errors.New("invalid approval request")
+	// ErrNotRemembered means the call was allowed but the "always" or "all"
+	// choice could not be saved, so later calls will ask again.
+	ErrNotRemembered = errors.New("the call was allowed but the choice was not remembered")
+)

@@ -1,0 +1,341 @@
+package approval
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Options configures a Broker. A nil *Options and zero fields mean defaults.
+type Options struct {
+	// Store persists grants and yolo; nil means a new, empty MemoryPolicyStore.
+	Store PolicyStore
+	// Emitter receives the Broker's events; nil drops them.
+	Emitter Emitter
+	// Now stamps new grants; nil means time.Now.
+	Now func() time.Time
+}
+
+// A Broker decides whether tool calls may run: by the remembered policy when
+// it allows the call, otherwise by waiting for the user's Decide. It starts no
+// goroutine; Request blocks its caller's goroutine until the call is resolved.
+type Broker struct {
+	store   PolicyStore
+	emitter Emitter
+	now     func() time.Time
+
+	// writeMu serialises policy changes, store write first and memory second,
+	// so the store and memory see them in the same order. Only policy changes
+	// and the first load wait on it. Lock order: writeMu, then mu.
+	writeMu sync.Mutex
+
+	// mu guards everything below. It is never held during store I/O or Emit.
+	mu       sync.Mutex
+	loaded   bool
+	yolo     bool
+	grants   map[grantKey]Grant
+	pending  map[string]*call
+	seq      uint64 // arrival counter for pending calls
+	closed   bool
+	outbox   []event // events not yet emitted, in the order the state changed
+	flushing bool    // a goroutine is emitting the outbox
+}
+
+type grantKey struct{ serverID, tool string }
+
+// A call is one pending Request and its state machine.
+type call struct {
+	req   Request // private copy, arguments included
+	seq   uint64
+	state state
+	done  chan Outcome // buffer 1; written once, by the move out of statePending
+}
+
+type event struct {
+	name    string
+	payload any
+}
+
+// NewBroker returns a Broker configured by opts; see Options for defaults.
+// The policy is read from the store on first use (or by Load).
+func NewBroker(opts *Options) *Broker {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Store == nil {
+		o.Store = new(MemoryPolicyStore)
+	}
+	if o.Emitter == nil {
+		o.Emitter = nopEmitter{}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Broker{
+		store:   o.Store,
+		emitter: o.Emitter,
+		now:     o.Now,
+		grants:  make(map[grantKey]Grant),
+		pending: make(map[string]*call),
+	}
+}
+
+type nopEmitter struct{}
+
+func (nopEmitter) Emit(string, any) {}
+
+// Request returns whether the call r may run. If yolo is on, or a grant for
+// r's server and tool has r's fingerprint, it returns at once (decided by
+// policy, no event). Otherwise it registers the call, emits EventRequested and
+// waits until Decide, a policy change, ctx, CancelConversation or Close
+// resolves it. Cancellation is an Outcome (cancelled, by system), not an
+// error. An error means r was invalid or the policy could not be loaded; the
+// call must not run. Run an allowed call with Outcome.Arguments.
+func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
+	if err := r.validate(); err != nil {
+		return Outcome{}, err
+	}
+	if ctx.Err() != nil || b.isClosed() {
+		return outcomeFor(r, Cancelled, BySystem), nil
+	}
+	if err := b.Load(ctx); err != nil {
+		if ctx.Err() != nil {
+			return outcomeFor(r, Cancelled, BySystem), nil
+		}
+		return Outcome{}, err
+	}
+	r.Arguments = bytes.Clone(r.Arguments)
+
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return outcomeFor(r, Cancelled, BySystem), nil
+	}
+	if _, dup := b.pending[r.ID]; dup {
+		b.mu.Unlock()
+		return Outcome{}, fmt.Errorf("%w: a call with id %q is already waiting", ErrInvalidRequest, r.ID)
+	}
+	if d, ok := b.policyAllowsLocked(r); ok {
+		b.mu.Unlock()
+		return outcomeFor(r, d, ByPolicy), nil
+	}
+	b.seq++
+	c := &call{req: r, seq: b.seq, state: statePending, done: make(chan Outcome, 1)}
+	b.pending[r.ID] = c // registered before the event below is queued
+	b.enqueueLocked(EventRequested, cloneRequest(r))
+	b.mu.Unlock()
+	b.flush()
+
+	select {
+	case o := <-c.done:
+		return o, nil
+	case <-ctx.Done():
+		b.mu.Lock()
+		// Fails harmlessly if a decision got there first; c.done then holds it.
+		_, _ = b.settleLocked(c, Cancelled, BySystem)
+		b.mu.Unlock()
+		b.flush()
+		return <-c.done, nil
+	}
+}
+
+// Decide applies the user's decision d to the pending call id. It returns
+// ErrInvalidDecision for anything but AllowOnce, AllowAlways, AllowAll and
+// Deny (cancelling is the system's), and ErrUnknownRequest when id is not
+// pending. AllowAlways also saves a grant for the call's server, tool and
+// fingerprint and releases the other waiting calls that match it; AllowAll
+// also turns yolo on and releases every waiting call. If saving fails, the
+// call is still allowed, nothing is released or remembered, and Decide
+// returns an error wrapping ErrNotRemembered.
+func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
+	if _, ok := outcomes[d]; !ok || d == Cancelled {
+		return fmt.Errorf("%w: %q is not a user decision", ErrInvalidDecision, d)
+	}
+	b.mu.Lock()
+	c, ok := b.pending[id]
+	if !ok {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownRequest, id)
+	}
+	_, _ = b.settleLocked(c, d, ByUser) // cannot fail: c is pending, d is valid
+	b.mu.Unlock()
+	b.flush()
+
+	switch d {
+	case AllowAlways:
+		g := Grant{ServerID: c.req.ServerID, Tool: c.req.Tool, Fingerprint: c.req.Fingerprint, CreatedAt: b.now()}
+		if err := b.putGrant(ctx, g); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotRemembered, err)
+		}
+	case AllowAll:
+		if err := b.SetYolo(ctx, true); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotRemembered, err)
+		}
+	}
+	return nil
+}
+
+// Pending returns copies of the waiting calls in arrival order, so a reloaded
+// frontend can show them again; never nil.
+func (b *Broker) Pending() []Request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	calls := b.pendingLocked(func(*call) bool { return true })
+	out := make([]Request, len(calls))
+	for i, c := range calls {
+		out[i] = cloneRequest(c.req)
+	}
+	return out
+}
+
+// CancelConversation resolves the waiting calls of conversation convID as
+// cancelled; an empty convID cancels nothing.
+func (b *Broker) CancelConversation(convID string) {
+	if convID == "" {
+		return
+	}
+	b.mu.Lock()
+	b.releaseLocked(func(c *call) bool { return c.req.ConversationID == convID }, Cancelled, BySystem)
+	b.mu.Unlock()
+	b.flush()
+}
+
+// Close resolves every waiting call as cancelled and makes later Requests
+// return cancelled at once. It is safe to call more than once; it always
+// returns nil. The policy methods keep working after Close.
+func (b *Broker) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	b.releaseLocked(func(*call) bool { return true }, Cancelled, BySystem)
+	b.mu.Unlock()
+	b.flush()
+	return nil
+}
+
+func (b *Broker) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// policyAllowsLocked reports whether the remembered policy allows r, and by
+// which decision.
+func (b *Broker) policyAllowsLocked(r Request) (Decision, bool) {
+	if b.yolo {
+		return AllowAll, true
+	}
+	g, ok := b.grants[grantKey{r.ServerID, r.Tool}]
+	if ok && g.Fingerprint == r.Fingerprint {
+		return AllowAlways, true
+	}
+	return "", false
+}
+
+// settleLocked moves c out of statePending by decision d, hands the outcome
+// to its waiter and queues EventResolved. It fails if c is already resolved.
+func (b *Broker) settleLocked(c *call, d Decision, by DecidedBy) (Outcome, error) {
+	to, err := c.state.next(d)
+	if err != nil {
+		return Outcome{}, err
+	}
+	c.state = to
+	delete(b.pending, c.req.ID)
+	o := outcomeFor(c.req, d, by)
+	c.done <- o
+	ev := o
+	ev.Arguments = bytes.Clone(o.Arguments)
+	b.enqueueLocked(EventResolved, Resolution{ID: c.req.ID, Outcome: ev})
+	return o, nil
+}
+
+// releaseLocked settles every waiting call that match selects, in arrival order.
+func (b *Broker) releaseLocked(match func(*call) bool, d Decision, by DecidedBy) {
+	for _, c := range b.pendingLocked(match) {
+		_, _ = b.settleLocked(c, d, by) // cannot fail: c is pending
+	}
+}
+
+// pendingLocked returns the waiting calls that match selects, in arrival order.
+func (b *Broker) pendingLocked(match func(*call) bool) []*call {
+	var calls []*call
+	for _, c := range b.pending {
+		if match(c) {
+			calls = append(calls, c)
+		}
+	}
+	slices.SortFunc(calls, func(x, y *call) int { return cmp.Compare(x.seq, y.seq) })
+	return calls
+}
+
+func (b *Broker) enqueueLocked(name string, payload any) {
+	b.outbox = append(b.outbox, event{name: name, payload: payload})
+}
+
+// flush emits queued events. One goroutine flushes at a time, so events reach
+// the Emitter in the order the state changed; a goroutine that finds another
+// flushing leaves its events to it. An Emit that calls back into the Broker
+// therefore never deadlocks, and its events follow the current one.
+func (b *Broker) flush() {
+	b.mu.Lock()
+	if b.flushing {
+		b.mu.Unlock()
+		return
+	}
+	b.flushing = true
+	done := false
+	defer func() {
+		if !done { // Emit panicked, with mu unlocked: let the next call flush.
+			b.mu.Lock()
+			b.flushing = false
+			b.mu.Unlock()
+		}
+	}()
+	for len(b.outbox) > 0 {
+		ev := b.outbox[0]
+		b.outbox[0] = event{}
+		b.outbox = b.outbox[1:]
+		b.mu.Unlock()
+		b.emitter.Emit(ev.name, ev.payload)
+		b.mu.Lock()
+	}
+	b.outbox = nil
+	b.flushing = false
+	done = true
+	b.mu.Unlock()
+}
+
+func outcomeFor(r Request, d Decision, by DecidedBy) Outcome {
+	o := Outcome{Allowed: d.Allows(), Decision: d, DecidedBy: by}
+	if o.Allowed {
+		o.Arguments = bytes.Clone(r.Arguments)
+	}
+	return o
+}
+
+func cloneRequest(r Request) Request {
+	r.Arguments = bytes.Clone(r.Arguments)
+	return r
+}
+
+func (r *Request) validate() error {
+	var problem string
+	switch {
+	case r.ID == "":
+		problem = "missing id"
+	case r.ServerID == "":
+		problem = "missing server id"
+	case r.Tool == "":
+		problem = "missing tool name"
+	case len(r.Arguments) > 0 && !json.Valid(r.Arguments):
+		problem = "arguments are not valid JSON"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrInvalidRequest, problem)
+}

@@ -1,0 +1,171 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func fixedNow() time.Time { return epoch }
+
+// A recorded is one event seen by a recorder.
+type recorded struct {
+	Name    string
+	Payload any
+}
+
+// A recorder is an Emitter that keeps every event. onEmit, when set, runs
+// inside Emit, the way a frontend that answers at once would.
+type recorder struct {
+	mu     sync.Mutex
+	events []recorded
+	onEmit func(name string, payload any)
+}
+
+func (r *recorder) Emit(name string, payload any) {
+	r.mu.Lock()
+	r.events = append(r.events, recorded{name, payload})
+	hook := r.onEmit
+	r.mu.Unlock()
+	if hook != nil {
+		hook(name, payload)
+	}
+}
+
+// take returns the events recorded since the last take.
+func (r *recorder) take() []recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	evs := r.events
+	r.events = nil
+	return evs
+}
+
+var errStoreDown = errors.New("disk I/O error")
+
+// A flakyStore is a MemoryPolicyStore whose reads or writes can be made to fail.
+type flakyStore struct {
+	MemoryPolicyStore
+	failReads, failWrites atomic.Bool
+}
+
+func (s *flakyStore) Grants(ctx context.Context) ([]Grant, error) {
+	if s.failReads.Load() {
+		return nil, errStoreDown
+	}
+	return s.MemoryPolicyStore.Grants(ctx)
+}
+
+func (s *flakyStore) Yolo(ctx context.Context) (bool, error) {
+	if s.failReads.Load() {
+		return false, errStoreDown
+	}
+	return s.MemoryPolicyStore.Yolo(ctx)
+}
+
+func (s *flakyStore) PutGrant(ctx context.Context, g Grant) error {
+	if s.failWrites.Load() {
+		return errStoreDown
+	}
+	return s.MemoryPolicyStore.PutGrant(ctx, g)
+}
+
+func (s *flakyStore) DeleteGrant(ctx context.Context, serverID, tool string) error {
+	if s.failWrites.Load() {
+		return errStoreDown
+	}
+	return s.MemoryPolicyStore.DeleteGrant(ctx, serverID, tool)
+}
+
+func (s *flakyStore) SetYolo(ctx context.Context, on bool) error {
+	if s.failWrites.Load() {
+		return errStoreDown
+	}
+	return s.MemoryPolicyStore.SetYolo(ctx, on)
+}
+
+// req returns a request for tool of server with fingerprint fp in conv,
+// whose arguments name the call.
+func req(id, conv, server, tool, fp string) Request {
+	return Request{
+		ID: id, ConversationID: conv, ServerID: server, ServerName: "Server " + server,
+		Tool: tool, Description: "does " + tool, Fingerprint: fp,
+		Arguments: json.RawMessage(fmt.Sprintf(`{"call":%q}`, id)),
+	}
+}
+
+// allowed is the Outcome that runs r with decision d by by.
+func allowed(r Request, d Decision, by DecidedBy) Outcome {
+	return Outcome{Allowed: true, Decision: d, DecidedBy: by, Arguments: r.Arguments}
+}
+
+// refused is the Outcome that does not run a call.
+func refused(d Decision, by DecidedBy) Outcome {
+	return Outcome{Decision: d, DecidedBy: by}
+}
+
+type result struct {
+	Outcome Outcome
+	Err     error
+}
+
+// start runs b.Request(ctx, r) in a goroutine and returns where its result lands.
+func start(ctx context.Context, b *Broker, r Request) <-chan result {
+	ch := make(chan result, 1)
+	go func() {
+		o, err := b.Request(ctx, r)
+		ch <- result{o, err}
+	}()
+	return ch
+}
+
+// poll returns the result in ch if there is one.
+func poll(ch <-chan result) (result, bool) {
+	select {
+	case res := <-ch:
+		return res, true
+	default:
+		return result{}, false
+	}
+}
+
+// policy returns the Policy payload for yolo and grants stamped with epoch.
+func policy(yolo bool, grants ...Grant) Policy {
+	if grants == nil {
+		grants = []Grant{}
+	}
+	return Policy{Yolo: yolo, Grants: grants}
+}
+
+func grant(server, tool, fp string) Grant {
+	return Grant{ServerID: server, Tool: tool, Fingerprint: fp, CreatedAt: epoch}
+}
+
+func requested(r Request) recorded { return recorded{EventRequested, r} }
+
+func resolved(id string, o Outcome) recorded {
+	return recorded{EventResolved, Resolution{ID: id, Outcome: o}}
+}
+
+func policyEvent(p Policy) recorded { return recorded{EventPolicy, p} }
+
+// newTestBroker returns a loaded Broker over store (nil means a new one)
+// whose events rec records, minus the load's own event. Close it before the
+// test ends so no waiter outlives it.
+func newTestBroker(t *testing.T, store PolicyStore) (*Broker, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	b := NewBroker(&Options{Store: store, Emitter: rec, Now: fixedNow})
+	if err := b.Load(t.Context()); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	rec.take()
+	return b, rec
+}

@@ -1,0 +1,72 @@
+package approval
+
+import (
+	"context"
+	"sync"
+)
+
+// A MemoryPolicyStore is a PolicyStore that keeps the policy in memory, for
+// tests and for a Broker without a database. The zero value is an empty store
+// with yolo off. It is safe for concurrent use, and its methods return
+// ctx.Err() when ctx is done.
+type MemoryPolicyStore struct {
+	mu     sync.Mutex
+	grants map[grantKey]Grant
+	yolo   bool
+}
+
+// Grants returns the stored grants sorted by server ID, then tool.
+func (s *MemoryPolicyStore) Grants(ctx context.Context) ([]Grant, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sortedGrants(s.grants, func(Grant) bool { return true }), nil
+}
+
+// PutGrant stores g, replacing any grant for the same server and tool.
+func (s *MemoryPolicyStore) PutGrant(ctx context.Context, g Grant) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.grants == nil {
+		s.grants = make(map[grantKey]Grant)
+	}
+	s.grants[grantKey{g.ServerID, g.Tool}] = g
+	return nil
+}
+
+// DeleteGrant removes the grant for serverID and tool, if any.
+func (s *MemoryPolicyStore) DeleteGrant(ctx context.Context, serverID, tool string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.grants, grantKey{serverID, tool})
+	return nil
+}
+
+// Yolo reports the stored yolo switch.
+func (s *MemoryPolicyStore) Yolo(ctx context.Context) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.yolo, nil
+}
+
+// SetYolo stores the yolo switch.
+func (s *MemoryPolicyStore) SetYolo(ctx context.Context, on bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.yolo = on
+	return nil
+}

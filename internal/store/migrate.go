@@ -1,0 +1,213 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// migrations[i] takes the schema from version i to version i+1. A released
+// migration is never edited: later changes append a new one.
+var migrations = []string{
+	// 1: the core schema.
+	`
+CREATE TABLE settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE providers (
+	id            TEXT PRIMARY KEY,
+	name          TEXT NOT NULL,
+	preset        TEXT NOT NULL,
+	base_url      TEXT NOT NULL,
+	default_model TEXT NOT NULL DEFAULT '',
+	key_ref       TEXT NOT NULL DEFAULT '',   -- keyring entry name, never the key
+	created_at    INTEGER NOT NULL,
+	updated_at    INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE servers (
+	id          TEXT PRIMARY KEY,
+	name        TEXT NOT NULL,
+	transport   TEXT NOT NULL CHECK (transport IN ('stdio', 'sse', 'http')),
+	enabled     INTEGER NOT NULL DEFAULT 1,
+	config      TEXT NOT NULL,                -- serverconf.Config as JSON; secrets as references
+	fingerprint TEXT NOT NULL DEFAULT '',
+	position    INTEGER NOT NULL DEFAULT 0,
+	created_at  INTEGER NOT NULL,
+	updated_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE conversations (
+	id            TEXT PRIMARY KEY,
+	title         TEXT NOT NULL DEFAULT '',
+	provider_id   TEXT NOT NULL DEFAULT '',
+	model         TEXT NOT NULL DEFAULT '',
+	system_prompt TEXT,                        -- NULL means the default
+	tools         TEXT,                        -- JSON selection; NULL means all enabled
+	created_at    INTEGER NOT NULL,
+	updated_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX conversations_updated ON conversations(updated_at DESC);
+
+CREATE TABLE messages (
+	id              INTEGER PRIMARY KEY AUTOINCREMENT,
+	conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+	seq             INTEGER NOT NULL,
+	role            TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+	content         TEXT NOT NULL DEFAULT '',
+	reasoning       TEXT NOT NULL DEFAULT '',
+	tool_calls      TEXT,                      -- JSON, assistant messages
+	tool_call_id    TEXT,                      -- tool messages
+	status          TEXT NOT NULL DEFAULT 'done',  -- streaming, done, stopped, error
+	error           TEXT NOT NULL DEFAULT '',
+	meta            TEXT,                      -- JSON: model, usage, timings
+	created_at      INTEGER NOT NULL,
+	updated_at      INTEGER NOT NULL,
+	UNIQUE (conversation_id, seq)
+) STRICT;
+
+CREATE TABLE tool_calls (
+	id              TEXT PRIMARY KEY,          -- the model's tool_call_id
+	conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+	message_id      INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+	server_id       TEXT NOT NULL DEFAULT '',
+	server_name     TEXT NOT NULL DEFAULT '',
+	tool            TEXT NOT NULL,
+	arguments       TEXT NOT NULL DEFAULT '',
+	status          TEXT NOT NULL,             -- pending, running, done, error, denied, cancelled
+	decision        TEXT NOT NULL DEFAULT '',
+	decided_by      TEXT NOT NULL DEFAULT '',
+	result          TEXT,                      -- JSON
+	is_error        INTEGER NOT NULL DEFAULT 0,
+	error           TEXT NOT NULL DEFAULT '',
+	started_at      INTEGER NOT NULL,
+	duration_ms     INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX tool_calls_conversation ON tool_calls(conversation_id, started_at);
+
+CREATE TABLE approval_grants (
+	server_id   TEXT NOT NULL,
+	tool        TEXT NOT NULL,
+	fingerprint TEXT NOT NULL,
+	created_at  INTEGER NOT NULL,
+	PRIMARY KEY (server_id, tool)
+) STRICT;
+`,
+	// 2: full-text search over message content.
+	`
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+	content,
+	content = 'messages',
+	content_rowid = 'id',
+	tokenize = 'unicode61 remove_diacritics 2'
+);
+INSERT INTO messages_fts(rowid, content) SELECT id, content FROM messages WHERE role IN ('user', 'assistant');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.role IN ('user', 'assistant') BEGIN
+	INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.role IN ('user', 'assistant') BEGIN
+	INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages WHEN old.role IN ('user', 'assistant') BEGIN
+	INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+	INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+`,
+	// 3: tool-call audit records get their own ID: the model's tool_call_id
+	// moves to call_id, because models repeat IDs ("call_0") across rounds.
+	`
+ALTER TABLE tool_calls ADD COLUMN call_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE tool_calls ADD COLUMN requested_at INTEGER NOT NULL DEFAULT 0;
+UPDATE tool_calls SET call_id = id, requested_at = started_at;
+CREATE INDEX tool_calls_message ON tool_calls(message_id);
+`,
+}
+
+// LatestVersion is the schema version this build writes.
+func LatestVersion() int { return len(migrations) }
+
+func (s *Store) migrate(ctx context.Context, opts *Options) error {
+	target := opts.TargetVersion
+	if target == 0 || target > len(migrations) {
+		target = len(migrations)
+	}
+	cur, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return classify(s.path, err)
+	}
+	if cur > len(migrations) {
+		return fmt.Errorf("%w: %s is at schema version %d, this build knows %d; update Switchboard (the file was left as it is)", ErrTooNew, s.path, cur, len(migrations))
+	}
+	if cur >= target {
+		return nil
+	}
+	if cur > 0 && !opts.NoBackup {
+		backup := fmt.Sprintf("%s.bak-v%d", s.path, cur)
+		os.Remove(backup)
+		if _, err := s.db.ExecContext(ctx, "VACUUM INTO ?", backup); err != nil {
+			return fmt.Errorf("backing up %s before migrating: %w", s.path, classify(s.path, err))
+		}
+	}
+	for v := cur; v < target; v++ {
+		if err := s.apply(ctx, v+1, migrations[v]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) apply(ctx context.Context, version int, script string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(s.path, err)
+	}
+	defer tx.Rollback()
+	for _, stmt := range splitStatements(script) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("migrating %s to version %d: %w", s.path, version, classify(s.path, err))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version)); err != nil {
+		return fmt.Errorf("migrating %s to version %d: %w", s.path, version, err)
+	}
+	return tx.Commit()
+}
+
+// splitStatements splits a migration script at semicolons that end a line,
+// keeping trigger bodies (BEGIN ... END;) whole.
+func splitStatements(script string) []string {
+	var out []string
+	var cur strings.Builder
+	depth := 0
+	for _, line := range strings.Split(script, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if i := strings.Index(trimmed, "--"); i >= 0 {
+			trimmed = strings.TrimSpace(trimmed[:i])
+		}
+		if trimmed == "" {
+			continue
+		}
+		upper := strings.ToUpper(trimmed)
+		if strings.HasSuffix(upper, " BEGIN") {
+			depth++
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(trimmed, ";") {
+			if depth > 0 && upper == "END;" {
+				depth--
+			}
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(cur.String()))
+				cur.Reset()
+			}
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
