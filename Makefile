@@ -20,7 +20,7 @@ endif
 BIN := build/bin/switchboard
 DEV_BIN := build/bin/switchboard-dev
 # Node.js new enough for Vite (the system's, or Node 22 from npm).
-NODE_PATH_PREFIX = PATH="$$(scripts/node.sh):$$PATH"
+NODE_PATH_PREFIX = PATH="$$($(CURDIR)/scripts/node.sh):$$PATH"
 # Node 22 and the real MCP servers used by the tests.
 TEST_NODE_PATH = PATH="$(CURDIR)/test/node/node_modules/.bin:$$PATH"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './test/node/*' 2>/dev/null)

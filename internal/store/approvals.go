@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// A Grant is a remembered "always allow" for one tool of one server, valid
+// while the server's fingerprint is unchanged.
+type Grant struct {
+	ServerID    string
+	Tool        string
+	Fingerprint string
+	CreatedAt   time.Time
+}
+
+// Grants returns every stored grant.
+func (s *Store) Grants(ctx context.Context) ([]Grant, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT server_id, tool, fingerprint, created_at FROM approval_grants ORDER BY server_id, tool")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Grant
+	for rows.Next() {
+		var g Grant
+		var at int64
+		if err := rows.Scan(&g.ServerID, &g.Tool, &g.Fingerprint, &at); err != nil {
+			return nil, err
+		}
+		g.CreatedAt = time.UnixMilli(at)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// PutGrant stores g, replacing any grant for the same server and tool.
+func (s *Store) PutGrant(ctx context.Context, g Grant) error {
+	at := g.CreatedAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO approval_grants(server_id, tool, fingerprint, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(server_id, tool) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at`,
+		g.ServerID, g.Tool, g.Fingerprint, at.UnixMilli())
+	return err
+}
+
+// DeleteGrant removes a grant; a missing grant is not an error.
+func (s *Store) DeleteGrant(ctx context.Context, serverID, tool string) error {
+	_, err := s.db.ExecContext(ctx, "DELETE FROM approval_grants WHERE server_id = ? AND tool = ?", serverID, tool)
+	return err
+}
+
+const yoloKey = "approval.yolo"
+
+// Yolo reports the approve-everything switch; false when never set.
+func (s *Store) Yolo(ctx context.Context) (bool, error) {
+	var on bool
+	err := s.Setting(ctx, yoloKey, &on)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return on, err
+}
+
+// SetYolo stores the approve-everything switch.
+func (s *Store) SetYolo(ctx context.Context, on bool) error {
+	return s.SetSetting(ctx, yoloKey, on)
+}
