@@ -1,0 +1,26 @@
+// Package oauth signs Switchboard in to remote MCP servers. It plugs into
+// the MCP SDK's auth package, which does discovery, PKCE, state, resource
+// indicators, dynamic client registration and the code exchange; this
+// package adds what a desktop app needs around it:
+//
+//   - a loopback CallbackServer (RFC 8252) that receives the redirect,
+//   - an Opener (the browser, or FollowRedirects for tests),
+//   - a Store that keeps tokens and registered clients in the keyring, so a
+//     restart reuses them and a refreshed token is saved,
+//   - the client credentials grant, with client_secret_basic,
+//     client_secret_post and private_key_jwt, which the SDK lacks or cannot
+//     configure.
+//
+// A handler opens a browser only when told to (Options.Interactive or
+// WithInteractive); otherwise it returns ErrNeedsAuth, so starting the app
+// never pops up a window. The SDK handler is built per sign-in because its
+// redirect URI carries the port of that sign-in's callback listener, which
+// must exist before the client is registered.
+//
+// Known SDK limits (go-sdk v1.8.0): its strict issuer check fails the
+// conformance scenario auth/2025-03-26-oauth-metadata-backcompat; it has no
+// private_key_jwt (written here); its EnterpriseHandler fails the
+// cross-app-access scenario. A client registered dynamically is reused as a
+// pre-registered one, whose token endpoint auth method the SDK picks from
+// the server's metadata rather than from the registration.
+package oauth

@@ -1,0 +1,540 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"github.com/switchboard-app/switchboard/internal/serverconf"
+)
+
+// ErrNeedsAuth means the server wants a sign-in and the handler may not
+// open a browser: the connection manager shows the server as needing
+// authorization, and the user starts the sign-in from the UI.
+var ErrNeedsAuth = errors.New("sign-in required")
+
+// Options configure NewHandler. Store is required; every other zero value
+// means the default.
+type Options struct {
+	// Store keeps tokens and registered clients, and holds the client
+	// secret or private key named in the config.
+	Store *Store
+	// Interactive lets every authorization open the browser. Without it a
+	// sign-in happens only under a context from WithInteractive; otherwise
+	// Authorize returns ErrNeedsAuth.
+	Interactive bool
+	// Open shows the authorization URL; nil means OpenBrowser.
+	Open Opener
+	// HTTPClient makes discovery, registration and token requests; nil
+	// means a client with a 30-second timeout.
+	HTTPClient *http.Client
+	// CallbackTimeout bounds the wait for the browser; zero means
+	// DefaultCallbackTimeout.
+	CallbackTimeout time.Duration
+	// ClientName is sent at dynamic client registration; empty means
+	// "Switchboard".
+	ClientName string
+	// ClientMetadataURL is an https URL of a client ID metadata document
+	// (SEP-991), used when the authorization server supports them; empty
+	// means dynamic registration only.
+	ClientMetadataURL string
+	// Logger receives sign-in and refresh events, never token values; nil
+	// means no logging.
+	Logger *slog.Logger
+}
+
+type interactiveKey struct{}
+
+// An interaction is one thing the user started. It remembers a failed
+// sign-in, so that the other requests of the same connect (the SDK tries
+// server/discover, then initialize) do not open the browser again after
+// the user refused.
+type interaction struct {
+	mu  sync.Mutex
+	err error
+}
+
+// WithInteractive marks ctx as belonging to something the user started,
+// such as Authorize in a server's settings: a handler may open the browser
+// for requests made under it, once; if that sign-in fails, later requests
+// under ctx get the same error.
+func WithInteractive(ctx context.Context) context.Context {
+	return context.WithValue(ctx, interactiveKey{}, &interaction{})
+}
+
+func interactionOf(ctx context.Context) *interaction {
+	in, _ := ctx.Value(interactiveKey{}).(*interaction)
+	return in
+}
+
+// NewHandler returns the OAuth handler for a server's
+// StreamableClientTransport (or SSE transport). cfg nil means the
+// authorization code flow with dynamic registration. A client_credentials
+// grant never needs the user; an authorization code grant reuses the
+// stored token, refreshes it silently, and signs in through the browser
+// only when Interactive or WithInteractive allow it.
+func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuthHandler, error) {
+	if opts.Store == nil {
+		return nil, errors.New("oauth: Options.Store is required")
+	}
+	if serverID == "" {
+		return nil, errors.New("oauth: a server ID is required")
+	}
+	var a serverconf.Auth
+	if cfg != nil {
+		a = *cfg
+		a.Scopes = slices.Clone(a.Scopes)
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if opts.Open == nil {
+		opts.Open = OpenBrowser
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "Switchboard"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	log := opts.Logger.With("server", serverID)
+	// Refreshes outlive the request that started the session: they run
+	// under a background context that carries the HTTP client.
+	refreshCtx := context.WithValue(context.Background(), oauth2.HTTPClient, opts.HTTPClient)
+
+	switch a.Grant {
+	case serverconf.GrantClientCredentials:
+		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx}, nil
+	case "", serverconf.GrantAuthorizationCode:
+		h := &codeHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx}
+		if err := h.restore(); err != nil {
+			return nil, err
+		}
+		return h, nil
+	default:
+		return nil, fmt.Errorf("oauth: unsupported grant %q", a.Grant)
+	}
+}
+
+// codeHandler is the authorization code flow. The SDK's
+// AuthorizationCodeHandler does discovery, registration, PKCE, state,
+// resource and the code exchange; a new one is built for each sign-in,
+// because its redirect URI is the port of that sign-in's CallbackServer.
+type codeHandler struct {
+	id         string
+	cfg        serverconf.Auth
+	opts       Options
+	log        *slog.Logger
+	refreshCtx context.Context
+
+	mu       sync.Mutex
+	session  *session // nil: no usable token
+	granted  []string // scopes of the current token, kept across step-ups
+	inflight *signInCall
+}
+
+type signInCall struct {
+	done chan struct{}
+	err  error
+}
+
+var _ auth.OAuthHandler = (*codeHandler)(nil)
+
+func (h *codeHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.session == nil {
+		return nil, nil // a nil *session would be a non-nil interface
+	}
+	return h.session, nil
+}
+
+// restore loads the stored token, if any.
+func (h *codeHandler) restore() error {
+	var t storedToken
+	ok, err := h.opts.Store.load(TokenKey(h.id), &t)
+	if err != nil || !ok {
+		return err
+	}
+	if t.RefreshToken == "" && !t.Expiry.IsZero() && time.Now().After(t.Expiry) {
+		return h.opts.Store.delete(TokenKey(h.id))
+	}
+	secret, err := h.clientSecret(t.ClientID)
+	if err != nil {
+		return err
+	}
+	conf := &oauth2.Config{
+		ClientID: t.ClientID, ClientSecret: secret, Scopes: t.Scopes,
+		Endpoint: oauth2.Endpoint{AuthURL: t.AuthURL, TokenURL: t.TokenURL, AuthStyle: t.AuthStyle},
+	}
+	h.session, h.granted = h.newSession(conf, t.token()), t.Scopes
+	return nil
+}
+
+// clientSecret finds the secret of the client a stored token was issued
+// to: the configured client's, or the registered one's.
+func (h *codeHandler) clientSecret(clientID string) (string, error) {
+	if h.cfg.ClientID != "" && clientID == h.cfg.ClientID {
+		if h.cfg.ClientSecretRef == "" {
+			return "", nil
+		}
+		return h.opts.Store.Secret(h.cfg.ClientSecretRef)
+	}
+	var c storedClient
+	ok, err := h.opts.Store.load(ClientKey(h.id), &c)
+	if err != nil || !ok || c.ClientID != clientID {
+		return "", err
+	}
+	return c.ClientSecret, nil
+}
+
+// Authorize runs when the server answers 401, or 403 insufficient_scope.
+func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if resp.StatusCode == http.StatusForbidden && challengeError(challenges) != "insufficient_scope" {
+		// Not an authorization problem a sign-in solves; as the SDK does,
+		// let the retry fail with the server's own answer.
+		drain(resp)
+		return nil
+	}
+	in := interactionOf(ctx)
+	if !h.opts.Interactive && in == nil {
+		drain(resp)
+		h.log.Info("oauth sign-in needed")
+		return fmt.Errorf("server %s: %w", h.id, ErrNeedsAuth)
+	}
+	if in != nil {
+		in.mu.Lock()
+		err := in.err
+		in.mu.Unlock()
+		if err != nil {
+			drain(resp)
+			return err
+		}
+	}
+
+	// One sign-in at a time: a second request that fails meanwhile waits
+	// for the first instead of opening another browser tab.
+	h.mu.Lock()
+	if c := h.inflight; c != nil {
+		h.mu.Unlock()
+		drain(resp)
+		select {
+		case <-c.done:
+			return c.err
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	c := &signInCall{done: make(chan struct{})}
+	h.inflight = c
+	h.mu.Unlock()
+
+	c.err = h.signIn(ctx, req, resp, false)
+	if errors.Is(c.err, errStaleClient) {
+		h.log.Info("oauth authorization server changed; registering again")
+		if err := h.opts.Store.delete(ClientKey(h.id)); err != nil {
+			h.log.Warn("deleting stale oauth client", "err", err)
+		}
+		c.err = h.signIn(ctx, req, resp, true)
+	}
+	h.mu.Lock()
+	h.inflight = nil
+	h.mu.Unlock()
+	close(c.done)
+	if c.err != nil && in != nil {
+		in.mu.Lock()
+		in.err = c.err
+		in.mu.Unlock()
+	}
+	return c.err
+}
+
+// errStaleClient stops a sign-in, before the browser opens, whose stored
+// client was registered with another authorization server.
+var errStaleClient = errors.New("registered client belongs to another authorization server")
+
+func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.Response, fresh bool) error {
+	var client *storedClient
+	if h.cfg.ClientID == "" && !fresh {
+		var c storedClient
+		ok, err := h.opts.Store.load(ClientKey(h.id), &c)
+		if err != nil {
+			drain(resp)
+			return err
+		}
+		if ok {
+			client = &c
+		}
+	}
+	cb, err := h.callbackServer(client)
+	if err != nil {
+		drain(resp)
+		return err
+	}
+	defer cb.Close()
+	if client != nil && client.RedirectURI != cb.RedirectURI() {
+		client = nil // its port is taken: register again with the new one
+	}
+
+	conf := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:         cb.RedirectURI(),
+		Client:              h.opts.HTTPClient,
+		RequestRefreshToken: true,
+		ScopeFilter:         h.scopes,
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			if client != nil && !sameEndpoint(args.URL, client.AuthURL) {
+				return nil, errStaleClient
+			}
+			h.log.Info("oauth sign-in started")
+			return cb.Fetch(ctx, args)
+		},
+		NewTokenSource: func(_ context.Context, conf *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+			return h.startSession(conf, tok, cb.RedirectURI()), nil
+		},
+	}
+	switch {
+	case h.cfg.ClientID != "":
+		pre := &oauthex.ClientCredentials{ClientID: h.cfg.ClientID}
+		if ref := h.cfg.ClientSecretRef; ref != "" {
+			secret, err := h.opts.Store.Secret(ref)
+			if err != nil {
+				drain(resp)
+				return err
+			}
+			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: secret}
+		}
+		conf.PreregisteredClient = pre
+	case client != nil:
+		pre := &oauthex.ClientCredentials{ClientID: client.ClientID}
+		if client.ClientSecret != "" {
+			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: client.ClientSecret}
+		}
+		conf.PreregisteredClient = pre
+	default:
+		conf.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{
+			Metadata: &oauthex.ClientRegistrationMetadata{
+				RedirectURIs:            []string{cb.RedirectURI()},
+				ClientName:              h.opts.ClientName,
+				GrantTypes:              []string{"authorization_code", "refresh_token"},
+				ResponseTypes:           []string{"code"},
+				TokenEndpointAuthMethod: "none",
+			},
+		}
+	}
+	if h.cfg.ClientID == "" && h.opts.ClientMetadataURL != "" {
+		conf.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: h.opts.ClientMetadataURL}
+	}
+	inner, err := auth.NewAuthorizationCodeHandler(conf)
+	if err != nil {
+		drain(resp)
+		return fmt.Errorf("configuring sign-in: %w", err)
+	}
+	if err := inner.Authorize(ctx, req, resp); err != nil {
+		if errors.Is(err, errStaleClient) {
+			return err
+		}
+		if client != nil && clientRejected(err) {
+			// The authorization server forgot the registration; the next
+			// sign-in registers again.
+			if derr := h.opts.Store.delete(ClientKey(h.id)); derr != nil {
+				h.log.Warn("deleting rejected oauth client", "err", derr)
+			}
+			return fmt.Errorf("the authorization server no longer accepts Switchboard's registration; sign in again: %w", err)
+		}
+		return fmt.Errorf("signing in: %w", err)
+	}
+	h.log.Info("oauth sign-in complete")
+	return nil
+}
+
+// callbackServer listens on the port of the stored client's redirect URI
+// when there is one and it is free, else on a new port.
+func (h *codeHandler) callbackServer(client *storedClient) (*CallbackServer, error) {
+	opts := &CallbackOptions{Timeout: h.opts.CallbackTimeout, Open: h.opts.Open}
+	if client != nil {
+		if u, err := url.Parse(client.RedirectURI); err == nil {
+			o := *opts
+			o.Addr, o.Path = u.Host, u.Path
+			if cb, err := NewCallbackServer(&o); err == nil {
+				return cb, nil
+			}
+		}
+	}
+	return NewCallbackServer(opts)
+}
+
+// scopes is the SDK's ScopeFilter: the configured scopes, or else the
+// discovered ones, plus those already granted.
+func (h *codeHandler) scopes(discovered []string) []string {
+	want := discovered
+	if len(h.cfg.Scopes) > 0 {
+		want = h.cfg.Scopes
+	}
+	h.mu.Lock()
+	granted := h.granted
+	h.mu.Unlock()
+	out := slices.Clone(granted)
+	for _, s := range want {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// startSession stores the client and token of a completed sign-in and
+// makes them the handler's session.
+func (h *codeHandler) startSession(conf *oauth2.Config, tok *oauth2.Token, redirectURI string) *session {
+	if h.cfg.ClientID == "" && conf.ClientID != h.opts.ClientMetadataURL {
+		c := storedClient{ClientID: conf.ClientID, ClientSecret: conf.ClientSecret, RedirectURI: redirectURI, AuthURL: conf.Endpoint.AuthURL}
+		if err := h.opts.Store.save(ClientKey(h.id), c); err != nil {
+			h.log.Warn("saving oauth client", "err", err)
+		}
+	}
+	h.saveToken(conf, tok)
+	s := h.newSession(conf, tok)
+	h.mu.Lock()
+	h.session, h.granted = s, conf.Scopes
+	h.mu.Unlock()
+	return s
+}
+
+func (h *codeHandler) saveToken(conf *oauth2.Config, tok *oauth2.Token) {
+	if err := h.opts.Store.save(TokenKey(h.id), newStoredToken(conf, tok)); err != nil {
+		// The token still works for this run; the next start signs in again.
+		h.log.Warn("saving oauth token", "err", err)
+	}
+}
+
+// endSession forgets a token the authorization server will not refresh.
+func (h *codeHandler) endSession(s *session, cause error) {
+	h.mu.Lock()
+	if h.session == s {
+		h.session = nil
+	}
+	h.mu.Unlock()
+	reason := "no refresh token"
+	var re *oauth2.RetrieveError
+	if errors.As(cause, &re) {
+		reason = re.ErrorCode
+		if reason == "" && re.Response != nil {
+			reason = re.Response.Status
+		}
+	}
+	h.log.Info("oauth refresh refused; sign-in needed", "reason", reason)
+	if err := h.opts.Store.delete(TokenKey(h.id)); err != nil {
+		h.log.Warn("deleting oauth token", "err", err)
+	}
+}
+
+func (h *codeHandler) newSession(conf *oauth2.Config, tok *oauth2.Token) *session {
+	r := &refresher{h: h, conf: conf, refreshToken: tok.RefreshToken}
+	return &session{h: h, src: oauth2.ReuseTokenSource(tok, r)}
+}
+
+// A session is the token source of a signed-in server. It refreshes
+// through a refresher, which saves each new token.
+type session struct {
+	h   *codeHandler
+	src oauth2.TokenSource
+}
+
+// errNoRefreshToken: the token expired and there is nothing to refresh it with.
+var errNoRefreshToken = errors.New("token expired and there is no refresh token")
+
+// Token returns a valid token, refreshing it when needed. When the
+// authorization server refuses the refresh, the session ends and Token
+// returns no token and no error: the transport then sends the request
+// without one, gets 401, and calls Authorize, which signs in again or
+// returns ErrNeedsAuth.
+func (s *session) Token() (*oauth2.Token, error) {
+	tok, err := s.src.Token()
+	if err == nil {
+		return tok, nil
+	}
+	if errors.Is(err, errNoRefreshToken) || refused(err) {
+		s.h.endSession(s, err)
+		return nil, nil
+	}
+	return nil, fmt.Errorf("refreshing the access token: %w", err)
+}
+
+// A refresher gets a new token with the refresh token. ReuseTokenSource
+// calls it under its lock, one refresh at a time, so a rotated refresh
+// token is never used twice and saves happen in order.
+type refresher struct {
+	h            *codeHandler
+	conf         *oauth2.Config
+	refreshToken string
+}
+
+func (r *refresher) Token() (*oauth2.Token, error) {
+	if r.refreshToken == "" {
+		return nil, errNoRefreshToken
+	}
+	tok, err := r.conf.TokenSource(r.h.refreshCtx, &oauth2.Token{RefreshToken: r.refreshToken}).Token()
+	if err != nil {
+		return nil, err
+	}
+	r.refreshToken = tok.RefreshToken
+	r.h.saveToken(r.conf, tok)
+	r.h.log.Info("oauth token refreshed")
+	return tok, nil
+}
+
+// refused reports whether the token endpoint answered with an OAuth error
+// (4xx): the grant is gone, unlike a network error or a 5xx.
+func refused(err error) bool {
+	var re *oauth2.RetrieveError
+	return errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500
+}
+
+func clientRejected(err error) bool {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return re.ErrorCode == "invalid_client" || re.ErrorCode == "unauthorized_client"
+	}
+	var ae *AuthorizationError
+	if errors.As(err, &ae) {
+		return ae.Code == "invalid_client" || ae.Code == "unauthorized_client"
+	}
+	return false
+}
+
+// sameEndpoint reports whether authURL (with its query) is at endpoint.
+func sameEndpoint(authURL, endpoint string) bool {
+	a, err1 := url.Parse(authURL)
+	b, err2 := url.Parse(endpoint)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return a.Scheme == b.Scheme && a.Host == b.Host && a.Path == b.Path
+}
+
+func challengeError(cs []oauthex.Challenge) string {
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["error"] != "" {
+			return c.Params["error"]
+		}
+	}
+	return ""
+}
+
+// drain closes a response Authorize does not pass on to the SDK, which
+// closes the ones it gets.
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+}

@@ -1,0 +1,103 @@
+// Package serverconf describes an MCP server as the user configured it:
+// how to reach it (stdio command, SSE or streamable-HTTP URL), its
+// environment and headers, and its per-server settings. It validates a
+// config field by field and reads and writes the formats users already have
+// (Claude Desktop, VS Code, Cursor).
+//
+// Secret values (env values and header values marked secret) never live in
+// a Config: the config holds a SecretRef naming a keyring entry instead.
+// ExtractSecrets moves them there on save; an imported file may also name
+// secrets it does not contain (VS Code's ${input:...}), which Import reports
+// in NeedsInput rather than inventing a value.
+//
+// Import reads JSON with comments and trailing commas (VS Code's mcp.json is
+// JSONC) and never writes: the caller saves all of ImportReport.Added or
+// nothing. An entry is a duplicate when its ID (slugged from its name) or
+// its Fingerprint matches a saved server or an earlier entry.
+package serverconf
+
+import "time"
+
+// Transport names how Switchboard talks to a server.
+type Transport string
+
+const (
+	TransportStdio Transport = "stdio"
+	TransportSSE   Transport = "sse"
+	TransportHTTP  Transport = "http" // streamable HTTP
+)
+
+// DefaultCallTimeout is the per-call timeout used when Config.CallTimeout is zero.
+const DefaultCallTimeout = 60 * time.Second
+
+// A Value is an env or header value: either plain text kept in the config,
+// or a reference to a secret kept in the OS keyring.
+type Value struct {
+	// Plain is the value itself when the value is not secret.
+	Plain string `json:"plain,omitempty"`
+	// SecretRef names the keyring entry that holds a secret value; empty
+	// means the value is plain.
+	SecretRef string `json:"secretRef,omitempty"`
+}
+
+// Config is one configured MCP server.
+type Config struct {
+	// ID is stable, unique, and safe in tool names: [a-z0-9_-]{1,32}.
+	ID string `json:"id"`
+	// Name is the display name; empty means ID.
+	Name      string    `json:"name"`
+	Transport Transport `json:"transport"`
+
+	// stdio
+	Command string           `json:"command,omitempty"`
+	Args    []string         `json:"args,omitempty"`
+	Env     map[string]Value `json:"env,omitempty"`
+	Cwd     string           `json:"cwd,omitempty"`
+
+	// sse and http
+	URL     string           `json:"url,omitempty"`
+	Headers map[string]Value `json:"headers,omitempty"`
+
+	// Enabled servers are connected at start.
+	Enabled bool `json:"enabled"`
+	// CallTimeout bounds one tool call; zero means DefaultCallTimeout.
+	CallTimeout time.Duration `json:"callTimeout,omitempty"`
+
+	// DisabledTools lists original tool names the user switched off.
+	DisabledTools []string `json:"disabledTools,omitempty"`
+
+	// Auth holds OAuth / client-credential settings for remote servers; nil
+	// means none (the server may still ask for authorization at connect).
+	Auth *Auth `json:"auth,omitempty"`
+}
+
+// Auth configures how a remote server is authorized.
+type Auth struct {
+	// ClientID and ClientSecretRef configure a pre-registered client; empty
+	// ClientID means dynamic registration or a client ID metadata document.
+	ClientID        string `json:"clientId,omitempty"`
+	ClientSecretRef string `json:"clientSecretRef,omitempty"`
+	// Grant is "authorization_code" (default) or "client_credentials".
+	Grant string `json:"grant,omitempty"`
+	// ClientAuth is "client_secret_basic", "client_secret_post" or "private_key_jwt".
+	ClientAuth string `json:"clientAuth,omitempty"`
+	// PrivateKeyRef names the keyring entry holding a PEM key for private_key_jwt.
+	PrivateKeyRef string   `json:"privateKeyRef,omitempty"`
+	Scopes        []string `json:"scopes,omitempty"`
+}
+
+// DisplayName is Name, or ID when Name is empty.
+func (c *Config) DisplayName() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.ID
+}
+
+// Timeout is CallTimeout, or DefaultCallTimeout when zero.
+func (c *Config) Timeout() time.Duration {
+	if c.CallTimeout > 0 {
+		return c.CallTimeout
+	}
+	return DefaultCallTimeout
+}

@@ -1,0 +1,191 @@
+package serverconf
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Export writes cfgs in format ("claude", "vscode" or "cursor") for the
+// user to paste into another app. A secret value is never written: VS Code
+// gets an ${input:...} reference with an inputs entry that prompts for it;
+// Claude and Cursor get an empty string. Use ExportWithWarnings to tell the
+// user which values to fill in and which settings have no place in format.
+func Export(cfgs []Config, format string) ([]byte, error) {
+	data, _, err := ExportWithWarnings(cfgs, format)
+	return data, err
+}
+
+// ExportWithWarnings is Export, plus one warning per value left empty and
+// per setting the format cannot express.
+func ExportWithWarnings(cfgs []Config, format string) (data []byte, warnings []string, err error) {
+	f := Format(format)
+	switch f {
+	case FormatClaude, FormatVSCode, FormatCursor:
+	default:
+		return nil, nil, fmt.Errorf("unknown export format %q: use claude, vscode or cursor", format)
+	}
+	ex := &exporter{format: f}
+	keys := exportKeys(cfgs)
+	var servers orderedObject
+	for i := range cfgs {
+		servers.add(keys[i], ex.server(&cfgs[i]))
+	}
+	var top orderedObject
+	if f == FormatVSCode {
+		top.add("servers", servers)
+		inputs := ex.inputs
+		if inputs == nil {
+			inputs = []inputEntry{}
+		}
+		top.add("inputs", inputs)
+	} else {
+		top.add("mcpServers", servers)
+	}
+	data, err = json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(data, '\n'), ex.warnings, nil
+}
+
+// exportKeys names each config in the file: its display name when Import
+// would turn that name back into the same ID, else its ID.
+func exportKeys(cfgs []Config) []string {
+	keys := make([]string, len(cfgs))
+	used := make(map[string]bool)
+	for i := range cfgs {
+		key := cfgs[i].DisplayName()
+		if NewID(key, nil) != cfgs[i].ID || used[key] {
+			key = cfgs[i].ID
+		}
+		used[key] = true
+		keys[i] = key
+	}
+	return keys
+}
+
+type exporter struct {
+	format   Format
+	inputs   []inputEntry
+	warnings []string
+}
+
+type inputEntry struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Password    bool   `json:"password"`
+}
+
+func (ex *exporter) warnf(cfg *Config, format string, args ...any) {
+	ex.warnings = append(ex.warnings, fmt.Sprintf("server %q: ", cfg.DisplayName())+fmt.Sprintf(format, args...))
+}
+
+func (ex *exporter) server(cfg *Config) orderedObject {
+	var o orderedObject
+	switch cfg.Transport {
+	case TransportStdio:
+		if ex.format == FormatVSCode {
+			o.add("type", "stdio")
+		}
+		o.add("command", cfg.Command)
+		args := cfg.Args
+		if args == nil {
+			args = []string{}
+		}
+		o.add("args", args)
+		if len(cfg.Env) > 0 {
+			o.add("env", ex.values(cfg, "env", cfg.Env))
+		}
+		if cfg.Cwd != "" {
+			o.add("cwd", cfg.Cwd)
+		}
+	default:
+		// Cursor takes a remote server without a type as streamable HTTP.
+		if ex.format != FormatCursor || cfg.Transport != TransportHTTP {
+			o.add("type", string(cfg.Transport))
+		}
+		o.add("url", cfg.URL)
+		if len(cfg.Headers) > 0 {
+			o.add("headers", ex.values(cfg, "header", cfg.Headers))
+		}
+		if cfg.Auth != nil {
+			ex.auth(cfg, &o)
+		}
+	}
+	if !cfg.Enabled {
+		ex.warnf(cfg, "is disabled in Switchboard but the %s format has no off switch; it is exported enabled", ex.format)
+	}
+	if cfg.CallTimeout != 0 {
+		ex.warnf(cfg, "its call timeout (%v) is not exported", cfg.CallTimeout)
+	}
+	if len(cfg.DisabledTools) > 0 {
+		ex.warnf(cfg, "its disabled tools are not exported")
+	}
+	return o
+}
+
+func (ex *exporter) values(cfg *Config, kind string, vals map[string]Value) orderedObject {
+	var o orderedObject
+	for _, name := range sortedKeys(vals) {
+		v := vals[name]
+		if v.SecretRef == "" {
+			o.add(name, v.Plain)
+			continue
+		}
+		if ex.format != FormatVSCode {
+			o.add(name, "")
+			ex.warnf(cfg, "%s %s is a secret and was exported empty; fill it in", kind, name)
+			continue
+		}
+		id := ex.inputID(cfg.ID + "-" + strings.ToLower(name))
+		desc := fmt.Sprintf("%s: %s", cfg.DisplayName(), name)
+		if kind == "header" {
+			desc = fmt.Sprintf("%s: %s header (the whole value)", cfg.DisplayName(), http.CanonicalHeaderKey(name))
+		}
+		ex.inputs = append(ex.inputs, inputEntry{Type: "promptString", ID: id, Description: desc, Password: true})
+		o.add(name, "${input:"+id+"}")
+	}
+	return o
+}
+
+func (ex *exporter) inputID(base string) string {
+	taken := func(id string) bool {
+		for _, in := range ex.inputs {
+			if in.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	id := base
+	for n := 2; taken(id); n++ {
+		id = fmt.Sprintf("%s-%d", base, n)
+	}
+	return id
+}
+
+// auth writes Cursor's static OAuth client; the other formats have none.
+func (ex *exporter) auth(cfg *Config, o *orderedObject) {
+	a := cfg.Auth
+	if ex.format != FormatCursor || a.Grant == GrantClientCredentials || a.ClientAuth == PrivateKeyJWT {
+		ex.warnf(cfg, "its OAuth client settings are not exported")
+		return
+	}
+	var ao orderedObject
+	if a.ClientID != "" {
+		ao.add("CLIENT_ID", a.ClientID)
+	}
+	if a.ClientSecretRef != "" {
+		ao.add("CLIENT_SECRET", "")
+		ex.warnf(cfg, "its OAuth client secret was exported empty; fill it in")
+	}
+	if len(a.Scopes) > 0 {
+		ao.add("scopes", a.Scopes)
+	}
+	if len(ao) > 0 {
+		o.add("auth", ao)
+	}
+}

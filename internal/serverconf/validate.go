@@ -1,0 +1,295 @@
+package serverconf
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Call timeout bounds accepted by Validate. Zero means DefaultCallTimeout.
+const (
+	MinCallTimeout = time.Second
+	MaxCallTimeout = time.Hour
+)
+
+// OAuth grant and client authentication names used in Auth.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+
+	ClientSecretBasic = "client_secret_basic"
+	ClientSecretPost  = "client_secret_post"
+	PrivateKeyJWT     = "private_key_jwt"
+)
+
+var (
+	idPattern      = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// A FieldError says what is wrong with one field of a Config. Field is the
+// field's JSON path ("id", "env.API_KEY", "headers.Authorization",
+// "auth.clientId", "args[2]").
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func (e FieldError) String() string { return e.Field + ": " + e.Message }
+
+// A ValidationError lists every problem Validate found, in field order.
+type ValidationError struct {
+	Errors []FieldError `json:"errors"`
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		parts[i] = fe.String()
+	}
+	return "invalid server config: " + strings.Join(parts, "; ")
+}
+
+// Message returns the message for field, or "" when the field is valid.
+// When a field has several problems the first is returned.
+func (e *ValidationError) Message(field string) string {
+	for _, fe := range e.Errors {
+		if fe.Field == field {
+			return fe.Message
+		}
+	}
+	return ""
+}
+
+type validator struct{ errs []FieldError }
+
+func (v *validator) add(field, format string, args ...any) {
+	v.errs = append(v.errs, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Validate checks cfg field by field. It returns nil or a *ValidationError
+// that lists every problem, so a form can show them all at once. Fields
+// that belong to another transport (a URL on a stdio server) are ignored.
+func Validate(cfg *Config) error {
+	var v validator
+	switch {
+	case cfg.ID == "":
+		v.add("id", "is required")
+	case !idPattern.MatchString(cfg.ID):
+		v.add("id", "must be 1 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit (got %q)", cfg.ID)
+	}
+	if len(cfg.Name) > 100 {
+		v.add("name", "must be at most 100 characters")
+	} else if hasControl(cfg.Name) {
+		v.add("name", "must not contain control characters")
+	}
+
+	switch cfg.Transport {
+	case TransportStdio:
+		validateStdio(&v, cfg)
+	case TransportSSE, TransportHTTP:
+		validateRemote(&v, cfg)
+	case "":
+		v.add("transport", "is required: choose stdio, sse or http")
+	default:
+		v.add("transport", "must be stdio, sse or http (got %q)", cfg.Transport)
+	}
+
+	if cfg.CallTimeout != 0 && (cfg.CallTimeout < MinCallTimeout || cfg.CallTimeout > MaxCallTimeout) {
+		v.add("callTimeout", "must be between %v and %v, or 0 for the default (%v); got %v",
+			MinCallTimeout, MaxCallTimeout, DefaultCallTimeout, cfg.CallTimeout)
+	}
+	for i, name := range cfg.DisabledTools {
+		if strings.TrimSpace(name) == "" {
+			v.add(fmt.Sprintf("disabledTools[%d]", i), "must not be empty")
+		}
+	}
+	if cfg.Auth != nil {
+		if cfg.Transport == TransportStdio {
+			v.add("auth", "is only used by sse and http servers; remove it or change the transport")
+		} else {
+			validateAuth(&v, cfg.Auth)
+		}
+	}
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: v.errs}
+}
+
+func validateStdio(v *validator, cfg *Config) {
+	switch {
+	case strings.TrimSpace(cfg.Command) == "":
+		v.add("command", "is required for a stdio server (for example npx, uvx or a full path)")
+	case cfg.Command != strings.TrimSpace(cfg.Command):
+		v.add("command", "must not start or end with spaces")
+	case strings.ContainsRune(cfg.Command, 0):
+		v.add("command", "must not contain a NUL character")
+	}
+	for i, a := range cfg.Args {
+		if strings.ContainsRune(a, 0) {
+			v.add(fmt.Sprintf("args[%d]", i), "must not contain a NUL character")
+		}
+	}
+	if strings.ContainsRune(cfg.Cwd, 0) {
+		v.add("cwd", "must not contain a NUL character")
+	}
+	for _, name := range sortedKeys(cfg.Env) {
+		field := "env." + name
+		if !envNamePattern.MatchString(name) {
+			v.add(field, "name must be letters, digits and _, not starting with a digit")
+		}
+		validateValue(v, field, cfg.Env[name])
+	}
+}
+
+func validateRemote(v *validator, cfg *Config) {
+	if msg := checkRemoteURL(cfg.URL); msg != "" {
+		v.add("url", "%s", msg)
+	}
+	for _, name := range sortedKeys(cfg.Headers) {
+		field := "headers." + name
+		if !validHeaderName(name) {
+			v.add(field, "name must be a valid HTTP header name (letters, digits and !#$%%&'*+-.^_`|~)")
+		}
+		validateValue(v, field, cfg.Headers[name])
+		if val := cfg.Headers[name].Plain; strings.ContainsAny(val, "\r\n\x00") {
+			v.add(field, "value must not contain line breaks or NUL characters")
+		}
+	}
+}
+
+func checkRemoteURL(raw string) string {
+	if strings.TrimSpace(raw) == "" {
+		return "is required for an sse or http server"
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Sprintf("is not a valid URL: %v", unwrapURLError(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Sprintf("must be an absolute http:// or https:// URL (got %q)", raw)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return "must include a host name"
+	}
+	if u.User != nil {
+		return "must not contain a user name or password; put credentials in a header"
+	}
+	return ""
+}
+
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+func validateValue(v *validator, field string, val Value) {
+	if val.Plain != "" && val.SecretRef != "" {
+		v.add(field, "has both a plain value and a secret reference; keep one")
+	}
+	if strings.ContainsRune(val.Plain, 0) {
+		v.add(field, "value must not contain a NUL character")
+	}
+}
+
+func validateAuth(v *validator, a *Auth) {
+	switch a.Grant {
+	case "", GrantAuthorizationCode, GrantClientCredentials:
+	default:
+		v.add("auth.grant", "must be authorization_code or client_credentials (got %q)", a.Grant)
+	}
+	switch a.ClientAuth {
+	case "", ClientSecretBasic, ClientSecretPost, PrivateKeyJWT:
+	default:
+		v.add("auth.clientAuth", "must be client_secret_basic, client_secret_post or private_key_jwt (got %q)", a.ClientAuth)
+	}
+	if a.ClientID == "" {
+		switch {
+		case a.Grant == GrantClientCredentials:
+			v.add("auth.clientId", "is required for the client_credentials grant")
+		case a.ClientSecretRef != "":
+			v.add("auth.clientId", "is required when a client secret is set")
+		case a.ClientAuth != "":
+			v.add("auth.clientId", "is required when a client authentication method is set")
+		}
+	}
+	switch a.ClientAuth {
+	case PrivateKeyJWT:
+		if a.PrivateKeyRef == "" {
+			v.add("auth.privateKeyRef", "is required for private_key_jwt: add the PEM private key")
+		}
+		if a.Grant != GrantClientCredentials {
+			v.add("auth.clientAuth", "private_key_jwt is supported only with the client_credentials grant")
+		}
+	case ClientSecretBasic, ClientSecretPost:
+		if a.ClientSecretRef == "" {
+			v.add("auth.clientSecretRef", "is required for %s: add the client secret", a.ClientAuth)
+		}
+		if a.PrivateKeyRef != "" {
+			v.add("auth.privateKeyRef", "is only used with private_key_jwt")
+		}
+	case "":
+		if a.Grant == GrantClientCredentials && a.ClientSecretRef == "" && a.PrivateKeyRef == "" {
+			v.add("auth.clientSecretRef", "the client_credentials grant needs a client secret or a private key")
+		}
+		if a.PrivateKeyRef != "" && a.ClientSecretRef != "" {
+			v.add("auth.clientAuth", "set it to choose between the client secret and the private key")
+		}
+	}
+	for i, s := range a.Scopes {
+		if !validScope(s) {
+			v.add(fmt.Sprintf("auth.scopes[%d]", i), "must be a non-empty scope without spaces or quotes (got %q)", s)
+		}
+	}
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validScope reports whether s is an RFC 6749 scope-token.
+func validScope(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
