@@ -6,7 +6,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 
@@ -32,6 +31,19 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
+	if svc, err := a.services(); err == nil {
+		// Servers connect in the background: the window never waits.
+		if err := svc.Start(ctx, a.core.Log); err != nil {
+			a.core.Log.Error("starting services", "err", err)
+		}
+	}
+	go a.feedLogs(ctx)
+}
+
+// services returns the product's services, built on first use with this
+// App as their event emitter; an error when the database is not open.
+func (a *App) services() (*core.Services, error) {
+	return a.core.Services(&core.ServiceOptions{Emitter: a})
 }
 
 func (a *App) domReady(ctx context.Context) {
@@ -87,8 +99,8 @@ func (a *App) Ready() (Info, error) {
 	}, nil
 }
 
-// errNoDatabase is returned by methods that need the database when it could
-// not be opened (the first screen already explains why).
-var errNoDatabase = errors.New("the database is not open; see the message on the first screen")
-
 func (a *App) logger() *slog.Logger { return a.core.Log }
+
+// errNoStore is returned by methods that need the database when it could
+// not be opened (the first screen already explains why).
+var errNoStore = core.ErrNoDatabase

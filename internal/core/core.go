@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/applog"
@@ -53,6 +54,9 @@ type Core struct {
 	Secrets  secrets.Store
 	Keyring  secrets.Status
 	Problems []Problem
+
+	servicesMu sync.Mutex
+	services   *Services
 }
 
 // Open starts the services. It fails only when the data directory itself is
@@ -133,6 +137,13 @@ func (c *Core) Close() error {
 		return nil
 	}
 	var errs []error
+	c.servicesMu.Lock()
+	svc := c.services
+	c.services = nil
+	c.servicesMu.Unlock()
+	if svc != nil {
+		errs = append(errs, svc.Close())
+	}
 	if c.Store != nil {
 		errs = append(errs, c.Store.Close())
 		c.Store = nil

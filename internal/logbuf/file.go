@@ -79,7 +79,8 @@ func OpenFile(path string, opts *FileOptions) (*File, error) {
 // Path is the file's path.
 func (f *File) Path() string { return f.path }
 
-// Err is the first error writing, rotating or closing the file, if any.
+// Err is the first error writing or rotating the file, if any; after it,
+// lines are no longer written.
 func (f *File) Err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -177,11 +177,11 @@ func truncateLine(s string, total, max int) string {
 	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + " … [line truncated: " + Comma(int64(total)) + " bytes]"
+	return s[:cut] + " … [line truncated: " + comma(int64(total)) + " bytes]"
 }
 
-// Comma formats n with thousands separators: 1234567 -> "1,234,567".
-func Comma(n int64) string {
+// comma formats n with thousands separators: 1234567 -> "1,234,567".
+func comma(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	if neg {

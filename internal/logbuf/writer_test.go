@@ -93,10 +93,10 @@ func TestGuessLevel(t *testing.T) {
 	}
 }
 
-func TestComma(t *testing.T) {
+func TestCommaFormat(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -32000: "-32,000"} {
-		if got := Comma(n); got != want {
-			t.Errorf("Comma(%d) = %q, want %q", n, got, want)
+		if got := comma(n); got != want {
+			t.Errorf("comma(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

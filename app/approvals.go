@@ -1,0 +1,58 @@
+package app
+
+import (
+	"context"
+
+	"github.com/switchboard-app/switchboard/internal/approval"
+)
+
+// PendingApprovals returns the tool calls waiting for a decision, so a
+// reloaded frontend shows them again.
+func (a *App) PendingApprovals() ([]approval.Request, error) {
+	svc, err := a.services()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Broker.Pending(), nil
+}
+
+// DecideApproval records the user's decision on a pending call:
+// allow_once, allow_always, allow_all or deny.
+func (a *App) DecideApproval(id string, decision approval.Decision) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Broker.Decide(context.Background(), id, decision)
+}
+
+// ApprovalPolicy returns the yolo switch and the "always" grants.
+func (a *App) ApprovalPolicy() (approval.Policy, error) {
+	svc, err := a.services()
+	if err != nil {
+		return approval.Policy{}, err
+	}
+	grants, err := svc.Broker.Grants(context.Background())
+	if grants == nil {
+		grants = []approval.Grant{}
+	}
+	return approval.Policy{Yolo: svc.Broker.Yolo(), Grants: grants}, err
+}
+
+// RevokeGrant forgets an "always allow".
+func (a *App) RevokeGrant(serverID, tool string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Broker.Revoke(context.Background(), serverID, tool)
+}
+
+// SetYolo turns "allow every tool without asking" on or off.
+func (a *App) SetYolo(on bool) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Broker.SetYolo(context.Background(), on)
+}

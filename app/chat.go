@@ -1,0 +1,177 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/store"
+)
+
+// ListConversations returns conversations, most recently updated first.
+func (a *App) ListConversations() ([]store.Conversation, error) {
+	if a.core.Store == nil {
+		return nil, errNoStore
+	}
+	list, err := a.core.Store.ListConversations(context.Background(), 500, 0)
+	if list == nil {
+		list = []store.Conversation{}
+	}
+	return list, err
+}
+
+// SearchMessages finds messages across all conversations.
+func (a *App) SearchMessages(query string) ([]store.SearchHit, error) {
+	if a.core.Store == nil {
+		return nil, errNoStore
+	}
+	hits, err := a.core.Store.Search(context.Background(), query, 50)
+	if hits == nil {
+		hits = []store.SearchHit{}
+	}
+	return hits, err
+}
+
+// NewConversation starts an empty conversation with a provider and model
+// ("" for the defaults).
+func (a *App) NewConversation(providerID, model string) (store.Conversation, error) {
+	if a.core.Store == nil {
+		return store.Conversation{}, errNoStore
+	}
+	return a.core.Store.CreateConversation(context.Background(), store.Conversation{ProviderID: providerID, Model: model})
+}
+
+// RenameConversation sets a conversation's title.
+func (a *App) RenameConversation(id, title string) error {
+	if a.core.Store == nil {
+		return errNoStore
+	}
+	return a.core.Store.RenameConversation(context.Background(), id, title)
+}
+
+// DeleteConversation stops its run, cancels its pending approvals, and
+// deletes it.
+func (a *App) DeleteConversation(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	svc.Chat.Stop(id)
+	svc.Broker.CancelConversation(id)
+	return a.core.Store.DeleteConversation(context.Background(), id)
+}
+
+// GetMessages returns up to limit messages before beforeSeq (0 = the end).
+func (a *App) GetMessages(conversationID string, beforeSeq int64, limit int) ([]store.Message, error) {
+	if a.core.Store == nil {
+		return nil, errNoStore
+	}
+	msgs, err := a.core.Store.Messages(context.Background(), conversationID, store.MessagePage{BeforeSeq: beforeSeq, Limit: limit})
+	if msgs == nil {
+		msgs = []store.Message{}
+	}
+	return msgs, err
+}
+
+// GetToolCalls returns the audit records of a conversation's tool calls
+// (arguments, full results, decisions) for its tool-call cards.
+func (a *App) GetToolCalls(conversationID string) ([]store.ToolCall, error) {
+	if a.core.Store == nil {
+		return nil, errNoStore
+	}
+	calls, err := a.core.Store.ToolCalls(context.Background(), conversationID, 0)
+	if calls == nil {
+		calls = []store.ToolCall{}
+	}
+	return calls, err
+}
+
+// Send stores the user's message and starts the reply; progress arrives as
+// chat:* events.
+func (a *App) Send(conversationID, text string) (string, error) {
+	svc, err := a.services()
+	if err != nil {
+		return "", err
+	}
+	return svc.Chat.Send(context.Background(), conversationID, text)
+}
+
+// Stop cancels the conversation's run at once; the partial reply is kept.
+func (a *App) Stop(conversationID string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	svc.Chat.Stop(conversationID)
+	svc.Broker.CancelConversation(conversationID)
+	return nil
+}
+
+// Regenerate answers the last user message again.
+func (a *App) Regenerate(conversationID string) (string, error) {
+	svc, err := a.services()
+	if err != nil {
+		return "", err
+	}
+	return svc.Chat.Regenerate(context.Background(), conversationID)
+}
+
+// EditAndResend replaces the user message at seq and answers it anew.
+func (a *App) EditAndResend(conversationID string, seq int64, text string) (string, error) {
+	svc, err := a.services()
+	if err != nil {
+		return "", err
+	}
+	return svc.Chat.EditAndResend(context.Background(), conversationID, seq, text)
+}
+
+// ExportConversation renders a conversation as "markdown" or "json".
+func (a *App) ExportConversation(id, format string) (string, error) {
+	if a.core.Store == nil {
+		return "", errNoStore
+	}
+	switch format {
+	case "markdown":
+		return chat.ExportMarkdown(context.Background(), a.core.Store, id)
+	case "json":
+		b, err := chat.ExportJSON(context.Background(), a.core.Store, id)
+		return string(b), err
+	}
+	return "", fmt.Errorf("unknown export format %q: use markdown or json", format)
+}
+
+// SetConversationModel picks who answers in a conversation.
+func (a *App) SetConversationModel(id, providerID, model string) error {
+	if a.core.Store == nil {
+		return errNoStore
+	}
+	return a.core.Store.SetConversationModel(context.Background(), id, providerID, model)
+}
+
+// SetConversationTools sets which tools a conversation offers (nil = all
+// enabled).
+func (a *App) SetConversationTools(id string, sel *chat.ToolSelection) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Chat.SetTools(context.Background(), id, sel)
+}
+
+// ConversationTools returns the tools a conversation offers and warnings
+// (too many for the provider, schemas too large for the context).
+func (a *App) ConversationTools(id string) (chat.ToolSet, error) {
+	svc, err := a.services()
+	if err != nil {
+		return chat.ToolSet{}, err
+	}
+	return svc.Chat.ToolsFor(context.Background(), id)
+}
+
+// SetSystemPrompt overrides a conversation's system prompt (nil = default).
+func (a *App) SetSystemPrompt(id string, prompt *string) error {
+	if a.core.Store == nil {
+		return errNoStore
+	}
+	return a.core.Store.SetSystemPrompt(context.Background(), id, prompt)
+}

@@ -1,0 +1,109 @@
+package app
+
+import (
+	"context"
+
+	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"github.com/switchboard-app/switchboard/internal/servers"
+)
+
+// ListServers returns every configured server with its status and tools.
+func (a *App) ListServers() ([]servers.View, error) {
+	svc, err := a.services()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Servers.List(context.Background())
+}
+
+// ValidateServer returns the field errors of cfg; empty when valid.
+func (a *App) ValidateServer(cfg serverconf.Config) ([]serverconf.FieldError, error) {
+	return servers.Validate(cfg), nil
+}
+
+// SaveServer stores a new or edited server and (re)connects it when enabled.
+func (a *App) SaveServer(cfg serverconf.Config) (servers.View, error) {
+	svc, err := a.services()
+	if err != nil {
+		return servers.View{}, err
+	}
+	ctx := context.Background()
+	saved, err := svc.Servers.Save(ctx, cfg)
+	if err != nil {
+		return servers.View{}, err
+	}
+	views, err := svc.Servers.List(ctx)
+	if err != nil {
+		return servers.View{}, err
+	}
+	for _, v := range views {
+		if v.Config.ID == saved.ID {
+			return v, nil
+		}
+	}
+	return servers.View{Config: saved}, nil
+}
+
+// DeleteServer removes a server, its grants and secrets.
+func (a *App) DeleteServer(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Servers.Delete(context.Background(), id)
+}
+
+// ConnectServer connects a server now.
+func (a *App) ConnectServer(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Manager.Connect(id)
+}
+
+// DisconnectServer disconnects a server until it is connected again.
+func (a *App) DisconnectServer(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Manager.Disconnect(id)
+}
+
+// RestartServer stops and starts a server.
+func (a *App) RestartServer(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Manager.Restart(id)
+}
+
+// SetToolEnabled switches one tool of a server on or off.
+func (a *App) SetToolEnabled(serverID, tool string, enabled bool) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Servers.SetToolEnabled(context.Background(), serverID, tool, enabled)
+}
+
+// PreviewImport reports what importing text (Claude Desktop, VS Code or
+// Cursor JSON) would add, skip and fail, changing nothing.
+func (a *App) PreviewImport(text string) (*serverconf.ImportReport, error) {
+	svc, err := a.services()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Servers.Preview(context.Background(), []byte(text))
+}
+
+// ImportServers adds what PreviewImport lists as added, all or nothing.
+func (a *App) ImportServers(text string) (*serverconf.ImportReport, error) {
+	svc, err := a.services()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Servers.Import(context.Background(), []byte(text))
+}

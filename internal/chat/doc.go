@@ -1,0 +1,29 @@
+// Package chat runs conversation turns: the model's stream, its tool calls,
+// their approval and execution over MCP, and the results fed back to the
+// model, persisted as they happen.
+//
+// Design notes:
+//   - One goroutine owns each run (a turn of one conversation); it has its
+//     own context, so Stop cancels the stream and every running tool call
+//     at once. A conversation has at most one run (ErrBusy otherwise).
+//   - What the user typed is stored before anything else is tried; the
+//     reply is an assistant message created with status "streaming" whose
+//     text is saved at most every FlushInterval and at the end, so a crash
+//     loses at most the last fraction of a second.
+//   - Deltas reach the UI coalesced by a throttle (at most one chat:delta
+//     per DeltaInterval, trailing edge included): each event carries the
+//     text appended since the previous one, so their concatenation is the
+//     message, in order, whatever the chunking.
+//   - Tool calls of one reply run concurrently; each passes the checks
+//     (known, enabled, selected, JSON object arguments), then the Approver,
+//     and runs with exactly the arguments the user approved. Refusals and
+//     failures become tool results the model can read, never a crash of the
+//     turn. Results are cut to ResultLimit for the model; the audit record
+//     keeps the whole result.
+//   - The history sent to a model is rebuilt from the store each round, and
+//     made valid on the way: a tool call without a result (stopped, crashed)
+//     gets a "no result" tool message, an orphaned tool message is dropped.
+//   - Chat defines the small interfaces it consumes (ToolSource, Approver,
+//     Emitter) with the field names of mcpconn and approval, so the app
+//     adapts the real types in a few lines and tests use fakes.
+package chat

@@ -1,0 +1,250 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-app/switchboard/internal/llm"
+	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-app/switchboard/internal/store"
+)
+
+// recorder is an Emitter that keeps every event.
+type recorder struct {
+	mu     sync.Mutex
+	events []event
+}
+
+type event struct {
+	name    string
+	payload any
+	at      time.Time
+}
+
+func (r *recorder) Emit(name string, payload any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, event{name, payload, time.Now()})
+}
+
+func (r *recorder) all(name string) []event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []event
+	for _, e := range r.events {
+		if e.name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// deltas returns the concatenated content of a message's delta events and
+// their count.
+func (r *recorder) deltas(msgID int64) (string, int) {
+	var s string
+	n := 0
+	for _, e := range r.all(EventDelta) {
+		if d := e.payload.(DeltaEvent); d.MessageID == msgID {
+			s += d.Content
+			n++
+		}
+	}
+	return s, n
+}
+
+func (r *recorder) statuses() []StatusEvent {
+	var out []StatusEvent
+	for _, e := range r.all(EventStatus) {
+		out = append(out, e.payload.(StatusEvent))
+	}
+	return out
+}
+
+func (r *recorder) toolEvents() []ToolCallEvent {
+	var out []ToolCallEvent
+	for _, e := range r.all(EventToolCall) {
+		out = append(out, e.payload.(ToolCallEvent))
+	}
+	return out
+}
+
+// fakeTools is a ToolSource with handlers per tool.
+type fakeTools struct {
+	tools    []Tool
+	handlers map[string]func(ctx context.Context, args json.RawMessage, progress func(Progress)) (ToolResult, error)
+
+	mu    sync.Mutex
+	calls []fakeCall
+}
+
+type fakeCall struct {
+	name string
+	args string
+}
+
+func (f *fakeTools) Tools() []Tool { return slices.Clone(f.tools) }
+
+func (f *fakeTools) CallTool(ctx context.Context, name string, args json.RawMessage, progress func(Progress)) (ToolResult, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, fakeCall{name, string(args)})
+	h := f.handlers[name]
+	f.mu.Unlock()
+	if h == nil {
+		return ToolResult{Text: "ran " + name + " with " + string(args)}, nil
+	}
+	return h(ctx, args, progress)
+}
+
+func (f *fakeTools) called() []fakeCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+func tool(server, name string) Tool {
+	return Tool{Name: server + "__" + name, ServerID: server, ServerName: server + " server", OriginalName: name,
+		Description: "does " + name, InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Enabled: true,
+		Fingerprint: "fp-" + server}
+}
+
+// fakeApprover answers with decide, allowing once by default.
+type fakeApprover struct {
+	decide func(ApprovalRequest) ApprovalOutcome
+
+	mu       sync.Mutex
+	requests []ApprovalRequest
+}
+
+func (a *fakeApprover) Request(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, error) {
+	a.mu.Lock()
+	a.requests = append(a.requests, r)
+	a.mu.Unlock()
+	if a.decide == nil {
+		return ApprovalOutcome{Allowed: true, Decision: "allow_once", DecidedBy: "user", Arguments: r.Arguments}, nil
+	}
+	return a.decide(r), nil
+}
+
+func (a *fakeApprover) asked() []ApprovalRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.requests)
+}
+
+// harness is an Engine wired to a fake provider, fake tools and approver,
+// a recorder and a real store.
+type harness struct {
+	t        *testing.T
+	e        *Engine
+	st       *store.Store
+	srv      *llmtest.Server
+	rec      *recorder
+	tools    *fakeTools
+	approver *fakeApprover
+	conv     store.Conversation
+}
+
+func newHarness(t *testing.T, replies []llmtest.Reply, tune func(*Options)) *harness {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "chat.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h := &harness{t: t, st: st, rec: &recorder{}, approver: &fakeApprover{},
+		tools: &fakeTools{tools: []Tool{tool("fs", "read"), tool("web", "get")}}}
+	h.srv = llmtest.NewServer(t, &llmtest.Options{Replies: replies})
+	opts := &Options{
+		Store: st, Tools: h.tools, Approver: h.approver, Emitter: h.rec,
+		Provider: func(ctx context.Context, providerID string) (*llm.Client, string, error) {
+			c, err := llm.NewClient(llm.ProviderConfig{BaseURL: h.srv.URL, APIKey: "k"})
+			return c, "fake-model", err
+		},
+	}
+	if tune != nil {
+		tune(opts)
+	}
+	h.e = NewEngine(opts)
+	t.Cleanup(func() { h.e.Close() })
+	h.conv, err = st.CreateConversation(context.Background(), store.Conversation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// send sends text and waits for the run to end.
+func (h *harness) send(text string) RunResult {
+	h.t.Helper()
+	if _, err := h.e.Send(context.Background(), h.conv.ID, text); err != nil {
+		h.t.Fatalf("Send: %v", err)
+	}
+	return h.wait()
+}
+
+func (h *harness) wait() RunResult {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := h.e.Wait(ctx, h.conv.ID)
+	if err != nil {
+		h.t.Fatalf("Wait: %v", err)
+	}
+	return res
+}
+
+func (h *harness) messages() []store.Message {
+	h.t.Helper()
+	ms, err := h.st.Messages(context.Background(), h.conv.ID, store.MessagePage{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return ms
+}
+
+func (h *harness) audit() []store.ToolCall {
+	h.t.Helper()
+	calls, err := h.st.ToolCalls(context.Background(), h.conv.ID, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return calls
+}
+
+func roles(ms []store.Message) []string {
+	var out []string
+	for _, m := range ms {
+		s := m.Role
+		if m.Status != store.StatusDone {
+			s += "(" + m.Status + ")"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// waitFor polls cond until it holds or 10 s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func last[T any](s []T) T {
+	if len(s) == 0 {
+		var zero T
+		return zero
+	}
+	return s[len(s)-1]
+}

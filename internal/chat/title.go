@@ -1,0 +1,36 @@
+package chat
+
+import (
+	"strings"
+	"unicode"
+)
+
+// TitleLength is the most characters of a title made from a message.
+const TitleLength = 60
+
+// Title makes a conversation title from the first user message: its first
+// non-empty line with spaces collapsed, cut at a word boundary to at most
+// TitleLength characters (an ellipsis marks the cut). No model is asked, so
+// it is instant and the same for the same text.
+func Title(text string) string {
+	var line string
+	for l := range strings.Lines(text) {
+		if line = strings.Join(strings.Fields(l), " "); line != "" {
+			break
+		}
+	}
+	runes := []rune(line)
+	if len(runes) <= TitleLength {
+		return line
+	}
+	cut := TitleLength - 1 // room for the ellipsis
+	for i := cut; i > TitleLength/2; i-- {
+		if unicode.IsSpace(runes[i]) {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimRightFunc(string(runes[:cut]), func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsPunct(r)
+	}) + "…"
+}

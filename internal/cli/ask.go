@@ -1,0 +1,265 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/switchboard-app/switchboard/internal/approval"
+	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/llm"
+	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/store"
+)
+
+func init() {
+	register("ask", "one chat turn on the terminal: ask [--provider ID | --base-url URL] [--model M] [--conversation ID] [--yolo] [--allow TOOL] \"prompt\"", runAsk)
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// runAsk runs one turn with the same engine as the window: the answer
+// streams to stdout, tool calls and results go to stderr, and the exchange
+// is stored. A tool call that needs approval is asked about on the terminal;
+// without one it is denied unless --yolo or --allow says otherwise (for this
+// run only: nothing is remembered).
+func runAsk(ctx context.Context, env *Env, args []string) int {
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	providerID := fs.String("provider", "", "configured provider ID (default: the default provider)")
+	baseURL := fs.String("base-url", "", "an OpenAI-compatible base URL to use instead of a configured provider (key from SWITCHBOARD_API_KEY)")
+	model := fs.String("model", "", "model (default: the provider's default model)")
+	convID := fs.String("conversation", "", "continue this conversation (default: a new one)")
+	yolo := fs.Bool("yolo", false, "allow every tool call of this run without asking")
+	var allow stringList
+	fs.Var(&allow, "allow", "allow calls of this tool without asking (repeatable; exposed or original name)")
+	wait := fs.Duration("wait-servers", 15*time.Second, "how long to wait for MCP servers to connect")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if prompt == "" {
+		fmt.Fprintln(env.Stderr, `usage: switchboard ask [flags] "prompt"`)
+		return 2
+	}
+
+	c, err := core.Open(ctx, nil)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	defer c.Close()
+	if p := c.Fatal(); p != nil {
+		fmt.Fprintf(env.Stderr, "switchboard: %s\n%s\n", p.Message, p.Advice)
+		return 1
+	}
+
+	out := &askPrinter{env: env}
+	opts := &core.ServiceOptions{Emitter: out}
+	if *baseURL != "" {
+		url, key := *baseURL, os.Getenv("SWITCHBOARD_API_KEY")
+		opts.Provider = func(ctx context.Context, _ string) (*llm.Client, string, error) {
+			cl, err := llm.NewClient(llm.ProviderConfig{BaseURL: url, APIKey: key})
+			return cl, *model, err
+		}
+	}
+	svc, err := c.Services(opts)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	out.broker = svc.Broker
+	out.policy = askPolicy{yolo: *yolo, allow: allow, interactive: isTerminal(env.Stdin), in: bufio.NewReader(env.Stdin)}
+	if err := svc.Start(ctx, c.Log); err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	waitForServers(ctx, svc.Manager, *wait, env.Stderr)
+
+	conv, err := askConversation(ctx, c.Store, *convID, *providerID, *model, *baseURL)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	out.conv = conv.ID
+	res, err := svc.Chat.Run(ctx, conv.ID, prompt)
+	out.finish()
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "[conversation %s: %s]\n", conv.ID, res.Status)
+	switch res.Status {
+	case store.StatusDone:
+		return 0
+	case store.StatusStopped:
+		return 130
+	}
+	fmt.Fprintln(env.Stderr, "switchboard:", res.Error)
+	return 1
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func askConversation(ctx context.Context, st *store.Store, id, providerID, model, baseURL string) (store.Conversation, error) {
+	if id != "" {
+		conv, err := st.Conversation(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return conv, fmt.Errorf("no conversation %q (see the app's sidebar for IDs)", id)
+		}
+		if err == nil && (providerID != "" || model != "") {
+			err = st.SetConversationModel(ctx, id, providerID, model)
+		}
+		return conv, err
+	}
+	if baseURL != "" {
+		providerID = ""
+	}
+	return st.CreateConversation(ctx, store.Conversation{ProviderID: providerID, Model: model})
+}
+
+// waitForServers gives enabled servers a bounded time to connect, so their
+// tools are offered; a server that does not make it is reported and skipped.
+func waitForServers(ctx context.Context, m *mcpconn.Manager, d time.Duration, w io.Writer) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		busy := false
+		for _, st := range m.Statuses() {
+			if st.State == mcpconn.StateConnecting {
+				busy = true
+			}
+		}
+		if !busy {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, st := range m.Statuses() {
+		if st.State != mcpconn.StateConnected && st.State != mcpconn.StateDisconnected {
+			fmt.Fprintf(w, "[server %s is %s: %s]\n", st.ServerID, st.State, st.Reason)
+		}
+	}
+}
+
+type askPolicy struct {
+	yolo, interactive bool
+	allow             []string
+	in                *bufio.Reader
+}
+
+// askPrinter turns engine and broker events into terminal output, and
+// answers approval requests by the run's policy or by asking.
+type askPrinter struct {
+	env    *Env
+	broker *approval.Broker
+	policy askPolicy
+	conv   string
+
+	mu        sync.Mutex
+	wroteText bool
+	prompts   sync.WaitGroup
+	promptMu  sync.Mutex
+}
+
+func (p *askPrinter) Emit(name string, payload any) {
+	switch name {
+	case chat.EventDelta:
+		d, ok := payload.(chat.DeltaEvent)
+		if !ok || d.Content == "" {
+			return
+		}
+		p.mu.Lock()
+		io.WriteString(p.env.Stdout, d.Content)
+		p.wroteText = true
+		p.mu.Unlock()
+	case chat.EventToolCall:
+		t, ok := payload.(chat.ToolCallEvent)
+		if !ok {
+			return
+		}
+		switch t.Status {
+		case chat.ToolRunning:
+			fmt.Fprintf(p.env.Stderr, "\n[tool %s on %s: running]\n", t.Tool, t.Server)
+		case chat.ToolDone, chat.ToolFailed, chat.ToolDenied, chat.ToolCancelled:
+			detail := t.Result
+			if t.Error != "" {
+				detail = t.Error
+			}
+			if len(detail) > 400 {
+				detail = detail[:400] + "…"
+			}
+			fmt.Fprintf(p.env.Stderr, "[tool %s: %s in %d ms] %s\n", t.Tool, t.Status, t.DurationMs, detail)
+		}
+	case chat.EventStatus:
+		if s, ok := payload.(chat.StatusEvent); ok && s.State == chat.StateRetrying {
+			fmt.Fprintf(p.env.Stderr, "[%s]\n", s.Message)
+		}
+	case approval.EventRequested:
+		r, ok := payload.(approval.Request)
+		if !ok {
+			return
+		}
+		p.prompts.Add(1)
+		go func() { // never block the broker's event goroutine
+			defer p.prompts.Done()
+			p.decide(r)
+		}()
+	}
+}
+
+func (p *askPrinter) decide(r approval.Request) {
+	ctx := context.Background()
+	switch {
+	case p.policy.yolo:
+		p.broker.Decide(ctx, r.ID, approval.AllowOnce)
+		return
+	case slices.Contains(p.policy.allow, r.Tool) || slices.ContainsFunc(p.policy.allow, func(a string) bool { return a == r.ServerID+"."+r.Tool }):
+		p.broker.Decide(ctx, r.ID, approval.AllowOnce)
+		return
+	case !p.policy.interactive:
+		fmt.Fprintf(p.env.Stderr, "[tool %s on %s denied: no terminal to ask on; pass --allow %s or --yolo]\n", r.Tool, r.ServerName, r.Tool)
+		p.broker.Decide(ctx, r.ID, approval.Deny)
+		return
+	}
+	p.promptMu.Lock()
+	defer p.promptMu.Unlock()
+	var args any
+	json.Unmarshal(r.Arguments, &args)
+	pretty, _ := json.MarshalIndent(args, "  ", "  ")
+	fmt.Fprintf(p.env.Stderr, "\nAllow tool %q of server %s?\n  %s\n[y] once  [a] always for this tool  [n] deny > ", r.Tool, r.ServerName, pretty)
+	line, _ := p.policy.in.ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		p.broker.Decide(ctx, r.ID, approval.AllowOnce)
+	case "a", "always":
+		p.broker.Decide(ctx, r.ID, approval.AllowAlways)
+	default:
+		p.broker.Decide(ctx, r.ID, approval.Deny)
+	}
+}
+
+func (p *askPrinter) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.wroteText {
+		fmt.Fprintln(p.env.Stdout)
+	}
+}

@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-app/switchboard/internal/core"
+)
+
+// openCore opens the data directory for a command and prints why it could
+// not; the caller closes the Core. CLI commands take no instance lock: the
+// database is shared safely (WAL), so they work while the window is open.
+func openCore(ctx context.Context, env *Env) (*core.Core, *core.Services, bool) {
+	c, err := core.Open(ctx, nil)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return nil, nil, false
+	}
+	if p := c.Fatal(); p != nil {
+		fmt.Fprintf(env.Stderr, "switchboard: %s\n%s\n", p.Message, p.Advice)
+		c.Close()
+		return nil, nil, false
+	}
+	s, err := c.Services(nil)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		c.Close()
+		return nil, nil, false
+	}
+	return c, s, true
+}

@@ -1,0 +1,56 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/switchboard-app/switchboard/internal/approval"
+	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/store"
+)
+
+// toolSource adapts the connection manager to chat.ToolSource, adding each
+// server's fingerprint for approval grants.
+type toolSource struct {
+	m  *mcpconn.Manager
+	st *store.Store
+}
+
+func (t toolSource) Tools() []chat.Tool {
+	fps := map[string]string{}
+	if recs, err := t.st.Servers(context.Background()); err == nil {
+		for _, r := range recs {
+			fps[r.ID] = r.Fingerprint
+		}
+	}
+	tools := t.m.Tools()
+	out := make([]chat.Tool, len(tools))
+	for i, x := range tools {
+		out[i] = chat.Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
+			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: fps[x.ServerID]}
+	}
+	return out
+}
+
+func (t toolSource) CallTool(ctx context.Context, name string, args json.RawMessage, onProgress func(chat.Progress)) (chat.ToolResult, error) {
+	res, err := t.m.CallTool(ctx, name, args, func(p mcpconn.Progress) {
+		if onProgress != nil {
+			onProgress(chat.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+		}
+	})
+	if err != nil {
+		return chat.ToolResult{}, err
+	}
+	full, _ := json.Marshal(res)
+	// The chat engine cuts the text to the user's limit, with one notice.
+	return chat.ToolResult{Text: res.ForModel(1 << 30), IsError: res.IsError, Full: full}, nil
+}
+
+// approver adapts the approval broker to chat.Approver.
+type approver struct{ b *approval.Broker }
+
+func (a approver) Request(ctx context.Context, r chat.ApprovalRequest) (chat.ApprovalOutcome, error) {
+	out, err := a.b.Request(ctx, approval.Request(r))
+	return chat.ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments}, err
+}

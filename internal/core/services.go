@@ -1,0 +1,173 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/switchboard-app/switchboard/internal/approval"
+	"github.com/switchboard-app/switchboard/internal/buildinfo"
+	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/llm"
+	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/providers"
+	"github.com/switchboard-app/switchboard/internal/servers"
+	"github.com/switchboard-app/switchboard/internal/store"
+)
+
+// An Emitter sends events to the UI; nil-safe through emitter().
+type Emitter interface {
+	Emit(name string, payload any)
+}
+
+type nopEmitter struct{}
+
+func (nopEmitter) Emit(string, any) {}
+
+// Services are the product's long-lived parts, built over a Core's store and
+// secrets. They exist only when the database opened.
+type Services struct {
+	Manager   *mcpconn.Manager
+	Broker    *approval.Broker
+	Providers *providers.Service
+	Servers   *servers.Service
+	Chat      *chat.Engine
+
+	store *store.Store
+}
+
+// ServiceOptions tune the services; nil means defaults.
+type ServiceOptions struct {
+	// Emitter receives every event for the UI; nil drops them.
+	Emitter Emitter
+	// Manager overrides the connection manager's options (Logger, Emitter,
+	// LogDir and Secrets are filled in when empty).
+	Manager *mcpconn.Options
+	// Provider overrides how the chat engine finds a provider's client
+	// (the CLI's --base-url); nil means the configured providers.
+	Provider chat.ProviderFunc
+}
+
+// ErrNoDatabase is returned when a service is asked for while the
+// database could not be opened (Problems says why).
+var ErrNoDatabase = errors.New("the database is not open; see the first screen or `switchboard doctor` for why")
+
+// Services builds the services once; later calls return the same ones.
+func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
+	c.servicesMu.Lock()
+	defer c.servicesMu.Unlock()
+	if c.services != nil {
+		return c.services, nil
+	}
+	if c.Store == nil {
+		return nil, ErrNoDatabase
+	}
+	if opts == nil {
+		opts = &ServiceOptions{}
+	}
+	em := opts.Emitter
+	if em == nil {
+		em = nopEmitter{}
+	}
+	var mo mcpconn.Options
+	if opts.Manager != nil {
+		mo = *opts.Manager
+	}
+	if mo.Logger == nil {
+		mo.Logger = c.Log.With("component", "mcp")
+	}
+	if mo.Emitter == nil {
+		mo.Emitter = em
+	}
+	if mo.LogDir == "" {
+		mo.LogDir = c.Paths.Logs
+	}
+	if mo.Secrets == nil {
+		mo.Secrets = c.Secrets
+	}
+	if mo.ClientVersion == "" {
+		mo.ClientVersion = buildinfo.Version
+	}
+	s := &Services{Manager: mcpconn.NewManager(&mo), store: c.Store}
+	s.Broker = approval.NewBroker(&approval.Options{Store: grantStore{c.Store}, Emitter: em})
+	s.Providers = &providers.Service{Store: c.Store, Secrets: c.Secrets, Log: c.Log.With("component", "providers")}
+	s.Servers = &servers.Service{Store: c.Store, Secrets: c.Secrets, Manager: s.Manager, Trust: s.Broker, Log: c.Log.With("component", "servers")}
+	settings, err := LoadSettings(context.Background(), c.Store)
+	if err != nil {
+		c.Log.Warn("reading settings; using defaults", "err", err)
+	}
+	provider := opts.Provider
+	if provider == nil {
+		provider = func(ctx context.Context, id string) (*llm.Client, string, error) {
+			if id == "" {
+				id = settings.DefaultProviderID
+			}
+			cl, rec, err := s.Providers.Client(ctx, id)
+			return cl, rec.DefaultModel, err
+		}
+	}
+	s.Chat = chat.NewEngine(&chat.Options{
+		Store:               c.Store,
+		Provider:            provider,
+		Tools:               toolSource{m: s.Manager, st: c.Store},
+		Approver:            approver{s.Broker},
+		Emitter:             em,
+		Logger:              c.Log.With("component", "chat"),
+		MaxToolRounds:       settings.MaxToolRounds,
+		ResultLimit:         settings.ToolResultLimit,
+		DefaultSystemPrompt: settings.DefaultSystemPrompt,
+	})
+	c.services = s
+	return s, nil
+}
+
+// Start loads the approval policy and connects the enabled servers in the
+// background; it never waits for a server.
+func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
+	// Replies cut off by a crash or a kill are marked as such (their text
+	// up to the last save is kept) before anything new runs.
+	if _, err := s.store.MarkInterrupted(ctx); err != nil {
+		log.Error("marking interrupted replies", "err", err)
+	}
+	if err := s.Broker.Load(ctx); err != nil {
+		log.Error("loading approval policy", "err", err)
+	}
+	if err := s.Servers.Start(ctx); err != nil {
+		return err
+	}
+	return s.Manager.Start(ctx)
+}
+
+// Close stops the services: pending approvals are cancelled and every server
+// is stopped. It is safe to call twice.
+func (s *Services) Close() error {
+	if s == nil {
+		return nil
+	}
+	// Runs stop first (their tool calls are cancelled, partial replies
+	// saved), then pending approvals, then the servers.
+	return errors.Join(s.Chat.Close(), s.Broker.Close(), s.Manager.Close())
+}
+
+// grantStore adapts the store to approval.PolicyStore.
+type grantStore struct{ s *store.Store }
+
+func (g grantStore) Grants(ctx context.Context) ([]approval.Grant, error) {
+	recs, err := g.s.Grants(ctx)
+	out := make([]approval.Grant, len(recs))
+	for i, r := range recs {
+		out[i] = approval.Grant{ServerID: r.ServerID, Tool: r.Tool, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt}
+	}
+	return out, err
+}
+
+func (g grantStore) PutGrant(ctx context.Context, gr approval.Grant) error {
+	return g.s.PutGrant(ctx, store.Grant{ServerID: gr.ServerID, Tool: gr.Tool, Fingerprint: gr.Fingerprint, CreatedAt: gr.CreatedAt})
+}
+
+func (g grantStore) DeleteGrant(ctx context.Context, serverID, tool string) error {
+	return g.s.DeleteGrant(ctx, serverID, tool)
+}
+
+func (g grantStore) Yolo(ctx context.Context) (bool, error)     { return g.s.Yolo(ctx) }
+func (g grantStore) SetYolo(ctx context.Context, on bool) error { return g.s.SetYolo(ctx, on) }

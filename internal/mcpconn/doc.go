@@ -1,0 +1,31 @@
+// Package mcpconn is the MCP connection manager: one supervised session
+// per configured server, and the registry of tools exposed to models.
+//
+// Each server has one supervisor goroutine (a run) that owns its session
+// and emits its status changes, so events stay ordered; locks only guard
+// snapshots and are never held during I/O. A session's end is noticed at
+// once (process exit, stream closed); a hung server by a ping with a
+// timeout. A lost session is reconnected with exponential backoff and
+// jitter, MaxReconnects times in a row, then marked failed with its last
+// stderr lines. A first connection that fails is not retried: the
+// configuration is most likely wrong, and Connect tries again.
+//
+// Stdio servers run in a process group of their own, found on the login
+// shell's PATH (a GUI app's PATH lacks nvm, Homebrew, ...). The SDK's
+// IOTransport speaks MCP over pipes the manager owns, so it can wait for
+// the process itself, capture stderr (bounded ring plus rotated file) from
+// the first byte, and stop the whole tree quickly: close stdin, SIGTERM the
+// group after StopGrace, SIGKILL after another (Node ignores a closed stdin;
+// the SDK's CommandTransport would wait 5 s).
+//
+// The SDK probes every server with the 2026-07-28 server/discover first;
+// an older server costs a wasted round trip. The manager remembers which
+// version each server spoke (Options.ProtocolHints / OnProtocol) and sends
+// an old server initialize directly. Ping is gone from 2026-07-28 and the
+// SDK's KeepAlive does not run there, so the manager pings itself and
+// counts any JSON-RPC answer as alive.
+//
+// Tool names are "<server>__<tool>", sanitized and suffixed with a hash of
+// the exact pair when needed, so they are valid for every provider, unique
+// and stable across restarts.
+package mcpconn

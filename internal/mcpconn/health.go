@@ -1,0 +1,86 @@
+package mcpconn
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// serve watches a live session until ctx is done (nil) or the session is
+// lost (the reason). The end of the process or the stream is noticed at
+// once; a hung server by pings that time out: the first failure marks it
+// degraded, PingFailures in a row end the session.
+func (s *server) serve(ctx context.Context, sess *session) error {
+	o := &s.m.opts
+	var tick <-chan time.Time
+	if o.PingInterval > 0 {
+		t := time.NewTicker(o.PingInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sess.done:
+			return sess.endErr
+		case <-sess.toolsChanged:
+			s.refreshTools(sess)
+		case <-tick:
+			err := sess.ping(ctx, o.PingTimeout)
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case sess.ended():
+				return sess.endErr
+			case err != nil:
+				failures++
+				if failures >= o.PingFailures {
+					return fmt.Errorf("the server stopped answering (%d pings failed: %v)", failures, err)
+				}
+				s.setStatus(func(st *Status) {
+					st.State, st.Reason = StateDegraded, fmt.Sprintf("ping failed: %v", err)
+				})
+			case failures > 0:
+				failures = 0
+				s.setStatus(func(st *Status) { st.State, st.Reason = StateConnected, "" })
+			}
+		}
+	}
+}
+
+// refreshTools re-lists the tools after tools/list_changed.
+func (s *server) refreshTools(sess *session) {
+	ctx, cancel := context.WithTimeout(sess.ctx, s.m.opts.ConnectTimeout)
+	defer cancel()
+	list, err := sess.listTools(ctx)
+	if err != nil {
+		s.m.log.Warn("listing changed tools", "server", s.id, "error", err)
+		return
+	}
+	tools := prepareTools(list)
+	s.mu.Lock()
+	if s.sess != sess {
+		s.mu.Unlock()
+		return
+	}
+	s.tools = tools
+	s.mu.Unlock()
+	s.m.rebuildRegistry()
+	s.emitTools()
+	s.setStatus(func(st *Status) { st.ToolCount = len(tools) })
+}
+
+// backoffDelay is the wait before reconnect attempt n (from 1): base doubled
+// per attempt, capped at max, with "equal jitter" (between half and all of
+// it) so servers that died together do not reconnect in lockstep.
+func backoffDelay(n int, base, max time.Duration) time.Duration {
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	d = min(d, max)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}

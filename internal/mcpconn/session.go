@@ -1,0 +1,505 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-app/switchboard/internal/logbuf"
+	"github.com/switchboard-app/switchboard/internal/serverconf"
+)
+
+// modernProtocol is the first MCP version without the initialize handshake
+// (SEP-2575). The SDK probes for it with server/discover and falls back to
+// initialize, costing an old server one extra round trip.
+const modernProtocol = "2026-07-28"
+
+// legacyProtocol is the newest version this SDK speaks with initialize:
+// what a server hinted as pre-2026 is asked for directly.
+var legacyProtocol = func() string {
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v < modernProtocol {
+			return v
+		}
+	}
+	return ""
+}()
+
+// markerPrefix starts the lines Switchboard itself writes into a server's
+// stderr log (process started, exited); LastStderr leaves them out.
+const markerPrefix = "[switchboard] "
+
+// A session is one live connection to a server.
+type session struct {
+	serverID    string
+	cs          *mcp.ClientSession
+	proc        *process      // stdio only
+	ring        *logbuf.Ring  // the server's stderr log
+	rec         *httpRecorder // sse and http only
+	protocol    string
+	connectedAt time.Time
+	tools       []*mcp.Tool // as listed at connect
+
+	// ctx lives as long as the session; every request derives from it, so
+	// stopping retires them all and Close never waits on a hung call.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	done   chan struct{} // closed when the connection or the process ended
+	endErr error         // why; valid after done
+
+	toolsChanged chan struct{} // buffered 1: a tools/list_changed arrived
+
+	progMu   sync.Mutex
+	progress map[string]func(*mcp.ProgressNotificationParams)
+
+	stopOnce sync.Once
+}
+
+var (
+	errSessionStopped = errors.New("session stopped")
+	errConnectTimeout = errors.New("connect timeout")
+)
+
+// A stoppedError is the cause of a session's context once the manager
+// stopped it: why it did (a failed health check, a disconnect).
+type stoppedError struct{ reason error }
+
+func (e *stoppedError) Error() string        { return e.reason.Error() }
+func (e *stoppedError) Unwrap() error        { return e.reason }
+func (e *stoppedError) Is(target error) bool { return target == errSessionStopped }
+
+// stopCause is why the session's context ended.
+func (s *session) stopCause() error {
+	cause := context.Cause(s.ctx)
+	var se *stoppedError
+	if errors.As(cause, &se) {
+		return se.reason
+	}
+	return errors.New("the server was disconnected")
+}
+
+// A dialError is a failed connection attempt, classified.
+type dialError struct {
+	err        error
+	needsAuth  bool
+	permanent  bool // retrying cannot help (missing command, missing secret)
+	protocolNo bool // the server answered with a JSON-RPC error: drop the hint and retry
+}
+
+func (e *dialError) Error() string { return e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// permanent marks err as one that retrying cannot fix.
+func permanent(err error) error { return &dialError{err: err, permanent: true} }
+
+// openSession connects to the server, with the protocol hint; if the server
+// rejects the hinted handshake, it forgets the hint and tries once more.
+func (m *Manager) openSession(ctx context.Context, cfg serverconf.Config, ring *logbuf.Ring) (*session, error) {
+	pv := ""
+	if h := m.hint(cfg.ID); h != "" && h < modernProtocol {
+		pv = legacyProtocol
+	}
+	sess, err := m.dial(ctx, cfg, ring, pv)
+	var de *dialError
+	if pv != "" && errors.As(err, &de) && de.protocolNo && ctx.Err() == nil {
+		m.clearHint(cfg.ID)
+		sess, err = m.dial(ctx, cfg, ring, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.setHint(cfg.ID, sess.protocol)
+	return sess, nil
+}
+
+// dial makes one connection attempt and lists the server's tools, all
+// within ConnectTimeout.
+func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logbuf.Ring, protocol string) (*session, error) {
+	ctx, cancel := context.WithCancelCause(parent)
+	timer := time.AfterFunc(m.opts.ConnectTimeout, func() { cancel(errConnectTimeout) })
+	s := &session{
+		serverID:     cfg.ID,
+		ring:         ring,
+		ctx:          ctx,
+		cancel:       cancel,
+		done:         make(chan struct{}),
+		toolsChanged: make(chan struct{}, 1),
+		progress:     make(map[string]func(*mcp.ProgressNotificationParams)),
+	}
+	fail := func(err error) (*session, error) {
+		timer.Stop()
+		err = s.classify(err)
+		cancel(&stoppedError{err})
+		if s.cs != nil {
+			go s.cs.Close()
+		}
+		if s.proc != nil {
+			s.proc.stop()
+			ring.AppendLevel(logbuf.LevelInfo, markerPrefix+"stopped: "+s.proc.exitReason())
+		}
+		return nil, err
+	}
+
+	transport, err := m.transport(cfg, ring, s)
+	if err != nil {
+		return fail(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: m.opts.ClientName, Version: m.opts.ClientVersion}, &mcp.ClientOptions{
+		Logger: m.log.With("server", cfg.ID),
+		// No roots: Switchboard has none to offer, and servers such as
+		// server-filesystem replace their configured directories with the
+		// client's roots when it advertises them.
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select { // runs on the read loop: just signal the supervisor
+			case s.toolsChanged <- struct{}{}:
+			default:
+			}
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			s.onProgress(req.Params)
+		},
+	})
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		return fail(err)
+	}
+	s.cs = cs
+	s.protocol = cs.InitializeResult().ProtocolVersion
+	tools, err := s.listTools(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("listing tools: %w", err))
+	}
+	if !timer.Stop() {
+		return fail(errConnectTimeout)
+	}
+	s.tools = tools
+	s.connectedAt = time.Now()
+	go s.watch()
+	return s, nil
+}
+
+// transport builds the SDK transport for cfg, starting the process of a
+// stdio server.
+func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session) (mcp.Transport, error) {
+	if m.testTransport != nil {
+		return m.testTransport(cfg)
+	}
+	switch cfg.Transport {
+	case serverconf.TransportStdio, "":
+		env, err := m.resolveValues(cfg.Env, "environment variable")
+		if err != nil {
+			return nil, err
+		}
+		pathList := m.pathList()
+		path, err := resolveCommand(cfg.Command, cfg.Cwd, pathList)
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := env["PATH"]; ok { // the server's own PATH wins
+			pathList = p
+			delete(env, "PATH")
+		}
+		proc, err := startProcess(cfg, path, childEnv(pathList, env), ring, m.opts.StopGrace)
+		if err != nil {
+			return nil, permanent(err)
+		}
+		s.proc = proc
+		ring.AppendLevel(logbuf.LevelInfo, fmt.Sprintf("%sstarted %s (pid %d)", markerPrefix,
+			strings.Join(append([]string{cfg.Command}, redactArgs(cfg.Args)...), " "), proc.cmd.Process.Pid))
+		return proc.transport(), nil
+	case serverconf.TransportSSE, serverconf.TransportHTTP:
+		if cfg.URL == "" {
+			return nil, permanent(errors.New("the server has no URL; set one in its settings"))
+		}
+		headers, err := m.resolveValues(cfg.Headers, "header")
+		if err != nil {
+			return nil, err
+		}
+		t, rec := m.remoteTransport(cfg, headers)
+		s.rec = rec
+		return t, nil
+	default:
+		return nil, permanent(fmt.Errorf("unknown transport %q", cfg.Transport))
+	}
+}
+
+// resolveValues turns config values into strings, reading secrets.
+func (m *Manager) resolveValues(vals map[string]serverconf.Value, what string) (map[string]string, error) {
+	out := make(map[string]string, len(vals))
+	for k, v := range vals {
+		if v.SecretRef == "" {
+			out[k] = v.Plain
+			continue
+		}
+		if m.opts.Secrets == nil {
+			return nil, permanent(errorf(ErrSecret, "%s %s is kept in the keyring, which is not available", what, k))
+		}
+		sec, err := m.opts.Secrets.Get(v.SecretRef)
+		if err != nil {
+			return nil, permanent(errorf(ErrSecret, "reading %s %s from the keyring: %v; set it again in the server's settings", what, k, err))
+		}
+		out[k] = sec
+	}
+	return out, nil
+}
+
+// classify turns a failed attempt's error into a dialError a user can read.
+func (s *session) classify(err error) error {
+	var de *dialError
+	if errors.As(err, &de) {
+		return err
+	}
+	out := &dialError{err: err}
+	switch {
+	case s.rec != nil && s.rec.needsAuth() != 0:
+		out.needsAuth = true
+		out.err = fmt.Errorf("%w (HTTP %d); sign in from the server's settings", ErrNeedsAuth, s.rec.needsAuth())
+	case errors.Is(context.Cause(s.ctx), errConnectTimeout):
+		out.err = errors.New("the server did not finish connecting in time")
+	case s.proc != nil && s.proc.exitedWithin(300*time.Millisecond):
+		out.err = fmt.Errorf("the server exited during startup with %s", s.proc.exitReason())
+	case isJSONSyntax(err):
+		out.err = fmt.Errorf("the server wrote something other than JSON-RPC to stdout (%v); servers must log to stderr", err)
+	default:
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			out.protocolNo = true
+		}
+		out.err = fmt.Errorf("connecting: %w", err)
+	}
+	return out
+}
+
+func isJSONSyntax(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) || strings.Contains(fmt.Sprint(err), "invalid character")
+}
+
+// exitedWithin reports whether the process exits within d.
+func (p *process) exitedWithin(d time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// listTools lists every tool, following pagination.
+func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
+	if res := s.cs.InitializeResult(); res == nil || res.Capabilities == nil || res.Capabilities.Tools == nil {
+		return nil, nil
+	}
+	var tools []*mcp.Tool
+	for t, err := range s.cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+		if len(tools) > 10_000 {
+			return nil, errors.New("the server lists more than 10,000 tools")
+		}
+	}
+	return tools, nil
+}
+
+// watch closes done when the connection ends or the process exits,
+// whichever comes first, recording why. A process exit is the better reason:
+// the closed stdout that ends the connection is only its symptom.
+func (s *session) watch() {
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- s.cs.Wait() }()
+	var exited <-chan struct{}
+	if s.proc != nil {
+		exited = s.proc.exited
+	}
+	var reason error
+	select {
+	case err := <-waitErr:
+		if s.ctx.Err() != nil { // we closed it
+			reason = s.stopCause()
+		} else if isJSONSyntax(err) {
+			// Garbage on stdout is the cause even when the process then
+			// dies of the closed pipe (SIGPIPE).
+			reason = connectionLost(err)
+		} else if s.proc != nil && s.proc.exitedWithin(200*time.Millisecond) {
+			reason = fmt.Errorf("the server exited with %s", s.proc.exitReason())
+		} else {
+			reason = connectionLost(err)
+		}
+	case <-exited:
+		// The connection's own error, arriving at the same moment, may be
+		// the cause: garbage on stdout closes the pipe, which kills the
+		// server with SIGPIPE.
+		select {
+		case err := <-waitErr:
+			if s.ctx.Err() == nil && isJSONSyntax(err) {
+				reason = connectionLost(err)
+			}
+		case <-time.After(50 * time.Millisecond):
+		}
+		if reason == nil {
+			reason = fmt.Errorf("the server exited with %s", s.proc.exitReason())
+		}
+	}
+	s.endErr = reason
+	close(s.done)
+}
+
+func connectionLost(err error) error {
+	switch {
+	case err == nil:
+		return errors.New("the server closed the connection")
+	case isJSONSyntax(err):
+		return fmt.Errorf("the server wrote something other than JSON-RPC to stdout (%v); servers must log to stderr", err)
+	default:
+		return fmt.Errorf("connection lost: %w", err)
+	}
+}
+
+// ended reports whether the session ended on its own.
+func (s *session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop closes the session for reason (nil: a plain disconnect) and, for
+// stdio, ends the process tree. It returns within about two grace periods
+// for stdio and a second for remote servers (a slow DELETE finishes in the
+// background). Safe to call twice.
+func (s *session) stop(reason error) {
+	s.stopOnce.Do(func() {
+		if reason == nil {
+			reason = errors.New("the server was disconnected")
+		}
+		s.cancel(&stoppedError{reason})
+		closed := make(chan struct{})
+		go func() {
+			_ = s.cs.Close()
+			close(closed)
+		}()
+		if s.proc != nil {
+			s.proc.stop()
+			s.ring.AppendLevel(logbuf.LevelInfo, fmt.Sprintf("%sstopped (%v): %s", markerPrefix, reason, s.proc.exitReason()))
+		}
+		select {
+		case <-closed:
+		case <-time.After(time.Second):
+		}
+	})
+}
+
+// ping checks the server answers. Under 2026-07-28 ping is no longer part of
+// the protocol (and the SDK's KeepAlive does not run): any JSON-RPC answer,
+// even "method not found", proves the server is alive.
+func (s *session) ping(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	err := s.cs.Ping(ctx, nil)
+	var rpcErr *jsonrpc.Error
+	if err == nil || errors.As(err, &rpcErr) {
+		return nil
+	}
+	if ctx.Err() != nil && s.ctx.Err() == nil {
+		return fmt.Errorf("no answer to a ping within %s", timeout)
+	}
+	return err
+}
+
+var progressSeq atomic.Uint64
+
+// watchProgress registers f for the progress notifications of one request
+// and returns the token to send with it and a function to unregister.
+func (s *session) watchProgress(f func(*mcp.ProgressNotificationParams)) (string, func()) {
+	token := fmt.Sprintf("switchboard-%d", progressSeq.Add(1))
+	s.progMu.Lock()
+	s.progress[token] = f
+	s.progMu.Unlock()
+	return token, func() {
+		s.progMu.Lock()
+		delete(s.progress, token)
+		s.progMu.Unlock()
+	}
+}
+
+func (s *session) onProgress(p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	token := fmt.Sprint(p.ProgressToken)
+	s.progMu.Lock()
+	f := s.progress[token]
+	s.progMu.Unlock()
+	if f != nil {
+		f(p)
+	}
+}
+
+// lastStderr returns up to n of the server's own stderr lines after seq,
+// leaving out Switchboard's markers.
+func lastStderr(ring *logbuf.Ring, seq uint64, n int) []string {
+	lines := ring.Lines(seq, 0)
+	var out []string
+	for _, l := range slices.Backward(lines) {
+		if len(out) == n {
+			break
+		}
+		if !strings.HasPrefix(l.Text, markerPrefix) {
+			out = append(out, l.Text)
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// stderrHint picks the stderr line that best explains a failure: the last
+// one that looks like an error, else the last one.
+func stderrHint(lines []string) string {
+	for _, l := range slices.Backward(lines) {
+		if logbuf.GuessLevel(l) == logbuf.LevelError {
+			return l
+		}
+	}
+	if len(lines) > 0 {
+		return lines[len(lines)-1]
+	}
+	return ""
+}
+
+// secretish matches flag names whose value should not reach a log file.
+var secretish = regexp.MustCompile(`(?i)(key|token|secret|passw|auth|credential)`)
+
+// redactArgs hides the values of arguments that look like secrets
+// ("--api-key xyz", "--token=xyz") in the command line written to the log.
+func redactArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if !strings.HasPrefix(a, "-") || !secretish.MatchString(a) {
+			continue
+		}
+		if name, _, ok := strings.Cut(a, "="); ok {
+			out[i] = name + "=***"
+		} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
+			out[i+1] = "***"
+		}
+	}
+	return out
+}

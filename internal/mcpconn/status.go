@@ -1,0 +1,97 @@
+package mcpconn
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Event names, emitted through Options.Emitter.
+const (
+	// EventServerStatus carries a Status on every state change of a server.
+	EventServerStatus = "server:status"
+	// EventServerTools carries a ToolsEvent when a server's tool list changes.
+	EventServerTools = "server:tools"
+)
+
+// A State is where a server's connection stands.
+type State string
+
+const (
+	StateDisconnected State = "disconnected"
+	StateConnecting   State = "connecting"
+	StateConnected    State = "connected"
+	// StateDegraded: pings fail, or the connection was lost and is being
+	// re-established with backoff. Reason says which.
+	StateDegraded State = "degraded"
+	// StateNeedsAuth: the server answered 401 (or 403 asking for a token);
+	// the user has to sign in before it can connect.
+	StateNeedsAuth State = "needs-auth"
+	// StateFailed: connecting failed, or reconnecting gave up. Reason and
+	// LastStderr say why; Connect tries again.
+	StateFailed State = "failed"
+)
+
+// A Status is a snapshot of one server's connection, and the payload of
+// EventServerStatus.
+type Status struct {
+	ServerID string `json:"serverId"`
+	State    State  `json:"state"`
+	// Reason explains a degraded, needs-auth or failed state; empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// ToolCount is the number of tools the server lists (enabled or not).
+	ToolCount int `json:"toolCount"`
+	// LastStderr holds the server's last stderr lines when it failed.
+	LastStderr []string `json:"lastStderr,omitempty"`
+	// ConnectedAt is when the current session started; zero when there is none.
+	ConnectedAt time.Time `json:"connectedAt,omitzero"`
+	// ProtocolVersion is the MCP version the current session speaks.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// Attempt counts reconnect attempts while degraded; zero otherwise.
+	Attempt int `json:"attempt,omitempty"`
+}
+
+func (s Status) clone() Status {
+	s.LastStderr = slices.Clone(s.LastStderr)
+	return s
+}
+
+// A ToolsEvent is the payload of EventServerTools: the server's tools as
+// exposed to models (empty when the server disconnected).
+type ToolsEvent struct {
+	ServerID string `json:"serverId"`
+	Tools    []Tool `json:"tools"`
+}
+
+// Errors returned by the Manager, to check with errors.Is.
+var (
+	ErrUnknownServer    = errors.New("unknown server")
+	ErrServerExists     = errors.New("server already exists")
+	ErrNotStarted       = errors.New("connection manager not started")
+	ErrClosed           = errors.New("connection manager closed")
+	ErrNotConnected     = errors.New("server not connected")
+	ErrUnknownTool      = errors.New("unknown tool")
+	ErrToolDisabled     = errors.New("tool disabled")
+	ErrInvalidArguments = errors.New("tool arguments are not a JSON object")
+	ErrCallTimeout      = errors.New("tool call timed out")
+	ErrServerGone       = errors.New("server connection lost during the call")
+	ErrNeedsAuth        = errors.New("server requires authorization")
+	ErrCommandNotFound  = errors.New("command not found")
+	ErrSecret           = errors.New("secret not available")
+)
+
+// A sentinelError reads as its own message and matches its sentinel with
+// errors.Is, so a user sees "npx not found on PATH (...)" rather than
+// "command not found: npx not found on PATH (...)".
+type sentinelError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *sentinelError) Error() string        { return e.msg }
+func (e *sentinelError) Is(target error) bool { return target == e.sentinel }
+
+func errorf(sentinel error, format string, args ...any) error {
+	return &sentinelError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,288 @@
+// Package servers is the user's list of MCP servers: configs kept in the
+// database (secret values in the keyring), imported from and exported to the
+// formats of other clients, and handed to the connection manager. A server
+// whose command, args or URL change loses its "always allow" grants.
+package servers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"github.com/switchboard-app/switchboard/internal/store"
+)
+
+// Manager is the part of mcpconn.Manager this package drives.
+type Manager interface {
+	SetServers(cfgs []serverconf.Config) error
+	Add(cfg serverconf.Config) error
+	Update(cfg serverconf.Config) error
+	Remove(id string) error
+	Statuses() []mcpconn.Status
+	Tools() []mcpconn.Tool
+}
+
+// Trust is told when a server's identity changes (approval.Broker).
+type Trust interface {
+	ServerChanged(ctx context.Context, serverID, fingerprint string) error
+}
+
+// Secrets stores secret values of configs.
+type Secrets interface {
+	Get(key string) (string, error)
+	Set(key, value string) error
+	Delete(key string) error
+}
+
+// View is a server as the UI shows it.
+type View struct {
+	Config serverconf.Config `json:"config"`
+	Status mcpconn.Status    `json:"status"`
+	Tools  []mcpconn.Tool    `json:"tools"`
+}
+
+// Service manages the configured servers.
+type Service struct {
+	Store   *store.Store
+	Secrets Secrets
+	Manager Manager
+	Trust   Trust
+	Log     *slog.Logger
+}
+
+// Configs returns the stored configs in display order.
+func (s *Service) Configs(ctx context.Context) ([]serverconf.Config, error) {
+	recs, err := s.Store.Servers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]serverconf.Config, 0, len(recs))
+	for _, r := range recs {
+		var c serverconf.Config
+		if err := json.Unmarshal([]byte(r.Config), &c); err != nil {
+			s.Log.Error("stored server config unreadable; skipped", "server", r.ID, "err", err)
+			continue
+		}
+		c.ID, c.Enabled = r.ID, r.Enabled
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Start hands the stored servers to the manager (which connects the
+// enabled ones in the background).
+func (s *Service) Start(ctx context.Context) error {
+	cfgs, err := s.Configs(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Manager.SetServers(cfgs)
+}
+
+// List returns every server with its live status and tools.
+func (s *Service) List(ctx context.Context) ([]View, error) {
+	cfgs, err := s.Configs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	statuses := map[string]mcpconn.Status{}
+	for _, st := range s.Manager.Statuses() {
+		statuses[st.ServerID] = st
+	}
+	tools := map[string][]mcpconn.Tool{}
+	for _, t := range s.Manager.Tools() {
+		tools[t.ServerID] = append(tools[t.ServerID], t)
+	}
+	out := make([]View, 0, len(cfgs))
+	for _, c := range cfgs {
+		st, ok := statuses[c.ID]
+		if !ok {
+			st = mcpconn.Status{ServerID: c.ID, State: mcpconn.StateDisconnected}
+		}
+		ts := tools[c.ID]
+		if ts == nil {
+			ts = []mcpconn.Tool{}
+		}
+		out = append(out, View{Config: c, Status: st, Tools: ts})
+	}
+	return out, nil
+}
+
+// Validate returns the field errors of cfg (none when valid).
+func Validate(cfg serverconf.Config) []serverconf.FieldError {
+	err := serverconf.Validate(&cfg)
+	var ve *serverconf.ValidationError
+	if errors.As(err, &ve) {
+		return ve.Errors
+	}
+	if err != nil {
+		return []serverconf.FieldError{{Field: "", Message: err.Error()}}
+	}
+	return []serverconf.FieldError{}
+}
+
+// Save validates and stores cfg (new or changed), moving secret values into
+// the keyring, and updates the manager. An empty ID is made from the name.
+func (s *Service) Save(ctx context.Context, cfg serverconf.Config) (serverconf.Config, error) {
+	existing, err := s.Configs(ctx)
+	if err != nil {
+		return cfg, err
+	}
+	var old *serverconf.Config
+	for i := range existing {
+		if existing[i].ID == cfg.ID {
+			old = &existing[i]
+		}
+	}
+	if cfg.ID == "" {
+		cfg.ID = serverconf.NewID(cfg.DisplayName(), func(id string) bool {
+			return slices.ContainsFunc(existing, func(c serverconf.Config) bool { return c.ID == id })
+		})
+	}
+	if err := serverconf.Validate(&cfg); err != nil {
+		return cfg, err
+	}
+	if err := serverconf.ExtractSecrets(&cfg, s.Secrets.Set); err != nil {
+		return cfg, fmt.Errorf("saving the server's secret values in the keyring: %w", err)
+	}
+	if err := s.Store.PutServers(ctx, record(cfg)); err != nil {
+		return cfg, err
+	}
+	if old != nil && serverconf.Fingerprint(old) != serverconf.Fingerprint(&cfg) && s.Trust != nil {
+		if err := s.Trust.ServerChanged(ctx, cfg.ID, serverconf.Fingerprint(&cfg)); err != nil {
+			s.Log.Warn("dropping grants of a changed server", "server", cfg.ID, "err", err)
+		}
+	}
+	if old != nil {
+		err = s.Manager.Update(cfg)
+	} else {
+		err = s.Manager.Add(cfg)
+	}
+	return cfg, err
+}
+
+func record(cfg serverconf.Config) store.Server {
+	raw, _ := json.Marshal(cfg) // a Config always marshals
+	return store.Server{ID: cfg.ID, Name: cfg.DisplayName(), Transport: string(cfg.Transport), Enabled: cfg.Enabled,
+		Config: string(raw), Fingerprint: serverconf.Fingerprint(&cfg)}
+}
+
+// Delete removes a server, its grants and its secret values.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	cfgs, err := s.Configs(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.Store.DeleteServer(ctx, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no server %q", id)
+		}
+		return err
+	}
+	for _, c := range cfgs {
+		if c.ID != id {
+			continue
+		}
+		for _, v := range c.Env {
+			if v.SecretRef != "" {
+				s.Secrets.Delete(v.SecretRef)
+			}
+		}
+		for _, v := range c.Headers {
+			if v.SecretRef != "" {
+				s.Secrets.Delete(v.SecretRef)
+			}
+		}
+	}
+	if s.Trust != nil {
+		s.Trust.ServerChanged(ctx, id, "deleted")
+	}
+	return s.Manager.Remove(id)
+}
+
+// SetToolEnabled switches one tool of a server on or off.
+func (s *Service) SetToolEnabled(ctx context.Context, id, tool string, enabled bool) error {
+	rec, err := s.Store.Server(ctx, id)
+	if err != nil {
+		return fmt.Errorf("server %q: %w", id, err)
+	}
+	var cfg serverconf.Config
+	if err := json.Unmarshal([]byte(rec.Config), &cfg); err != nil {
+		return err
+	}
+	cfg.ID, cfg.Enabled = rec.ID, rec.Enabled
+	cfg.DisabledTools = slices.DeleteFunc(cfg.DisabledTools, func(t string) bool { return t == tool })
+	if !enabled {
+		cfg.DisabledTools = append(cfg.DisabledTools, tool)
+	}
+	if err := s.Store.PutServers(ctx, record(cfg)); err != nil {
+		return err
+	}
+	return s.Manager.Update(cfg)
+}
+
+// Preview reads a config file in any supported format and reports what an
+// import would add, skip and fail, without changing anything.
+func (s *Service) Preview(ctx context.Context, data []byte) (*serverconf.ImportReport, error) {
+	existing, err := s.Configs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return serverconf.Import(data, existing)
+}
+
+// Import adds every server the file's report lists as added, all or none:
+// secrets go to the keyring first, then one database transaction.
+func (s *Service) Import(ctx context.Context, data []byte) (*serverconf.ImportReport, error) {
+	rep, err := s.Preview(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]store.Server, 0, len(rep.Added))
+	var written []string
+	rollback := func() {
+		for _, ref := range written {
+			s.Secrets.Delete(ref)
+		}
+	}
+	for i := range rep.Added {
+		cfg := &rep.Added[i]
+		err := serverconf.ExtractSecrets(cfg, func(ref, value string) error {
+			if err := s.Secrets.Set(ref, value); err != nil {
+				return err
+			}
+			written = append(written, ref)
+			return nil
+		})
+		if err != nil {
+			rollback()
+			return nil, fmt.Errorf("saving secret values of %q: %w; nothing was imported", cfg.ID, err)
+		}
+		recs = append(recs, record(*cfg))
+	}
+	if err := s.Store.PutServers(ctx, recs...); err != nil {
+		rollback()
+		return nil, fmt.Errorf("storing the imported servers: %w; nothing was imported", err)
+	}
+	for _, cfg := range rep.Added {
+		if err := s.Manager.Add(cfg); err != nil {
+			s.Log.Warn("starting an imported server", "server", cfg.ID, "err", err)
+		}
+	}
+	return rep, nil
+}
+
+// Export writes the stored servers in a client's format ("claude",
+// "vscode", "cursor"); secret values are placeholders.
+func (s *Service) Export(ctx context.Context, format string) ([]byte, []string, error) {
+	cfgs, err := s.Configs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return serverconf.ExportWithWarnings(cfgs, format)
+}

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Tool-call statuses, in the order a call goes through them.
+const (
+	CallPending   = "pending" // requested, waiting for checks or approval
+	CallRunning   = "running"
+	CallDone      = "done"
+	CallError     = "error" // refused before running, or failed; Error says why
+	CallDenied    = "denied"
+	CallCancelled = "cancelled"
+)
+
+// A ToolCall is the audit record of one tool call a model asked for.
+type ToolCall struct {
+	// ID is the record's own ID; CallID is the model's tool_call_id, which
+	// models may repeat across rounds.
+	ID             string `json:"id"`
+	CallID         string `json:"callId"`
+	ConversationID string `json:"conversationId"`
+	// MessageID is the assistant message that made the call; zero once
+	// that message was deleted (regenerate), the record staying as audit.
+	MessageID  int64  `json:"messageId"`
+	ServerID   string `json:"serverId"`
+	ServerName string `json:"serverName"`
+	Tool       string `json:"tool"`
+	// Arguments is the JSON text the model produced, valid or not.
+	Arguments string `json:"arguments"`
+	Status    string `json:"status"`
+	Decision  string `json:"decision"`
+	DecidedBy string `json:"decidedBy"`
+	// Result is the tool's whole result as JSON, before any cut made for
+	// the model; nil when it did not run.
+	Result      json.RawMessage `json:"result"`
+	IsError     bool            `json:"isError"`
+	Error       string          `json:"error"`
+	RequestedAt time.Time       `json:"requestedAt"`
+	// StartedAt is when the tool started running; zero if it never ran.
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs int64     `json:"durationMs"`
+}
+
+const toolCallColumns = `id, call_id, conversation_id, message_id, server_id, server_name, tool, arguments, status,
+	decision, decided_by, result, is_error, error, requested_at, started_at, duration_ms`
+
+// InsertToolCall records a requested call. An empty ID gets a new one; an
+// empty Status means CallPending; a zero RequestedAt means now.
+func (s *Store) InsertToolCall(ctx context.Context, c ToolCall) (ToolCall, error) {
+	if c.ID == "" {
+		c.ID = NewID()
+	}
+	if c.Status == "" {
+		c.Status = CallPending
+	}
+	if c.RequestedAt.IsZero() {
+		c.RequestedAt = time.UnixMilli(now())
+	}
+	var msgID sql.NullInt64
+	if c.MessageID != 0 {
+		msgID = sql.NullInt64{Int64: c.MessageID, Valid: true}
+	}
+	// started_at is NOT NULL in the first schema; 0 means "not started".
+	_, err := s.db.ExecContext(ctx, `INSERT INTO tool_calls(`+toolCallColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.CallID, c.ConversationID, msgID, c.ServerID, c.ServerName, c.Tool, c.Arguments, c.Status,
+		c.Decision, c.DecidedBy, nullJSON(c.Result), c.IsError, c.Error, millis(c.RequestedAt), millis(c.StartedAt), c.DurationMs)
+	if err != nil {
+		return ToolCall{}, fmt.Errorf("recording tool call %s: %w", c.Tool, err)
+	}
+	return c, nil
+}
+
+// DecideToolCall records the approval decision and the status it leads to.
+func (s *Store) DecideToolCall(ctx context.Context, id, status, decision, decidedBy string) error {
+	return s.updateToolCall(ctx, id, `status = ?, decision = ?, decided_by = ?`, status, decision, decidedBy)
+}
+
+// StartToolCall marks the call running from at.
+func (s *Store) StartToolCall(ctx context.Context, id string, at time.Time) error {
+	return s.updateToolCall(ctx, id, `status = ?, started_at = ?`, CallRunning, millis(at))
+}
+
+// A ToolCallEnd is how a call ended.
+type ToolCallEnd struct {
+	// Status is CallDone, CallError or CallCancelled (or CallDenied).
+	Status   string
+	Result   json.RawMessage
+	IsError  bool
+	Error    string
+	Duration time.Duration
+}
+
+// FinishToolCall records how the call ended.
+func (s *Store) FinishToolCall(ctx context.Context, id string, end ToolCallEnd) error {
+	return s.updateToolCall(ctx, id, `status = ?, result = ?, is_error = ?, error = ?, duration_ms = ?`,
+		end.Status, nullJSON(end.Result), end.IsError, end.Error, end.Duration.Milliseconds())
+}
+
+func (s *Store) updateToolCall(ctx context.Context, id, set string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE tool_calls SET `+set+` WHERE id = ?`, append(args, id)...)
+	if err != nil {
+		return fmt.Errorf("updating tool call %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("tool call %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// ToolCallRecord returns the record id; ErrNotFound if there is none.
+func (s *Store) ToolCallRecord(ctx context.Context, id string) (ToolCall, error) {
+	c, err := scanToolCall(s.db.QueryRowContext(ctx, `SELECT `+toolCallColumns+` FROM tool_calls WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ToolCall{}, fmt.Errorf("tool call %s: %w", id, ErrNotFound)
+	}
+	return c, err
+}
+
+// ToolCalls returns a conversation's tool-call records in the order they
+// were requested; messageID > 0 keeps only that message's.
+func (s *Store) ToolCalls(ctx context.Context, convID string, messageID int64) ([]ToolCall, error) {
+	q := `SELECT ` + toolCallColumns + ` FROM tool_calls WHERE conversation_id = ?`
+	args := []any{convID}
+	if messageID > 0 {
+		q += ` AND message_id = ?`
+		args = append(args, messageID)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY requested_at, rowid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading tool calls of %s: %w", convID, err)
+	}
+	defer rows.Close()
+	out := []ToolCall{}
+	for rows.Next() {
+		c, err := scanToolCall(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func scanToolCall(r scanner) (ToolCall, error) {
+	var c ToolCall
+	var msgID sql.NullInt64
+	var result sql.NullString
+	var requested, started int64
+	err := r.Scan(&c.ID, &c.CallID, &c.ConversationID, &msgID, &c.ServerID, &c.ServerName, &c.Tool, &c.Arguments,
+		&c.Status, &c.Decision, &c.DecidedBy, &result, &c.IsError, &c.Error, &requested, &started, &c.DurationMs)
+	if err != nil {
+		return ToolCall{}, err
+	}
+	c.MessageID = msgID.Int64
+	if result.Valid {
+		c.Result = json.RawMessage(result.String)
+	}
+	c.RequestedAt, c.StartedAt = fromMillis(requested), fromMillis(started)
+	return c, nil
+}
