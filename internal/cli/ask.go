@@ -75,7 +75,19 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 		url, key := *baseURL, os.Getenv("SWITCHBOARD_API_KEY")
 		opts.Provider = func(ctx context.Context, _ string) (*llm.Client, string, error) {
 			cl, err := llm.NewClient(llm.ProviderConfig{BaseURL: url, APIKey: key})
-			return cl, *model, err
+			if err != nil || *model != "" {
+				return cl, *model, err
+			}
+			// No --model: the server's first model, as a local server
+			// usually has just the one loaded.
+			models, err := cl.ListModels(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			if len(models) == 0 {
+				return nil, "", fmt.Errorf("%s lists no models; pass --model", url)
+			}
+			return cl, models[0].ID, nil
 		}
 	}
 	svc, err := c.Services(opts)
