@@ -107,3 +107,31 @@ func (a *App) ImportServers(text string) (*serverconf.ImportReport, error) {
 	}
 	return svc.Servers.Import(context.Background(), []byte(text))
 }
+
+// AuthorizeServer signs in to a remote server in the system browser and
+// connects it; it returns when connected or with why not.
+func (a *App) AuthorizeServer(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Authorize(context.Background(), id)
+}
+
+// CancelAuthorize abandons a sign-in in progress.
+func (a *App) CancelAuthorize(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.CancelAuthorize(id)
+}
+
+// SignOutServer forgets a server's tokens; it then needs authorization again.
+func (a *App) SignOutServer(id string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.SignOut(id)
+}

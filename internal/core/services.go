@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/oauth"
 	"github.com/switchboard-app/switchboard/internal/providers"
 	"github.com/switchboard-app/switchboard/internal/servers"
 	"github.com/switchboard-app/switchboard/internal/store"
@@ -34,6 +35,7 @@ type Services struct {
 	Chat      *chat.Engine
 
 	store *store.Store
+	auth  *authorizer
 }
 
 // ServiceOptions tune the services; nil means defaults.
@@ -46,6 +48,9 @@ type ServiceOptions struct {
 	// Provider overrides how the chat engine finds a provider's client
 	// (the CLI's --base-url); nil means the configured providers.
 	Provider chat.ProviderFunc
+	// OpenBrowser shows an authorization URL; nil means the system
+	// browser. Tests follow the redirects themselves.
+	OpenBrowser oauth.Opener
 }
 
 // ErrNoDatabase is returned when a service is asked for while the
@@ -88,7 +93,11 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.ClientVersion == "" {
 		mo.ClientVersion = buildinfo.Version
 	}
-	s := &Services{Manager: mcpconn.NewManager(&mo), store: c.Store}
+	authz := newAuthorizer(c.Secrets, opts.OpenBrowser)
+	if mo.AuthHandler == nil {
+		mo.AuthHandler = authz.handler
+	}
+	s := &Services{Manager: mcpconn.NewManager(&mo), store: c.Store, auth: authz}
 	s.Broker = approval.NewBroker(&approval.Options{Store: grantStore{c.Store}, Emitter: em})
 	s.Providers = &providers.Service{Store: c.Store, Secrets: c.Secrets, Log: c.Log.With("component", "providers")}
 	s.Servers = &servers.Service{Store: c.Store, Secrets: c.Secrets, Manager: s.Manager, Trust: s.Broker, Log: c.Log.With("component", "servers")}
