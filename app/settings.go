@@ -7,6 +7,7 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/core"
 )
 
@@ -17,7 +18,13 @@ func (a *App) GetSettings() (core.Settings, error) {
 
 // SaveSettings validates and stores the settings.
 func (a *App) SaveSettings(s core.Settings) error {
-	return core.SaveSettings(context.Background(), a.core.Store, s)
+	if err := core.SaveSettings(context.Background(), a.core.Store, s); err != nil {
+		return err
+	}
+	if svc, err := a.services(); err == nil {
+		svc.Chat.SetLimits(chat.Limits{MaxToolRounds: s.MaxToolRounds, ResultLimit: s.ToolResultLimit, DefaultSystemPrompt: s.DefaultSystemPrompt})
+	}
+	return nil
 }
 
 // OpenURL opens an http(s) or mailto link in the system browser.

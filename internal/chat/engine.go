@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/llm"
@@ -81,6 +82,8 @@ type Options struct {
 // starts goroutines only for runs.
 type Engine struct {
 	opts Options
+	// limits holds the settings the user can change while the app runs.
+	limits atomic.Pointer[Limits]
 	log  *slog.Logger
 	emit Emitter
 
@@ -135,9 +138,27 @@ func NewEngine(opts *Options) *Engine {
 	if e.emit == nil {
 		e.emit = nopEmitter{}
 	}
+	e.limits.Store(&Limits{MaxToolRounds: o.MaxToolRounds, ResultLimit: o.ResultLimit, DefaultSystemPrompt: o.DefaultSystemPrompt})
 	e.root, e.cancelRoot = context.WithCancel(context.Background())
 	return e
 }
+
+// Limits are the engine's settings that the user may change at any time;
+// a run reads them as it goes, so a change applies from the next round.
+type Limits struct {
+	MaxToolRounds       int
+	ResultLimit         int
+	DefaultSystemPrompt string
+}
+
+// SetLimits changes the limits; a zero number means its default.
+func (e *Engine) SetLimits(l Limits) {
+	l.MaxToolRounds = cmp.Or(l.MaxToolRounds, DefaultMaxToolRounds)
+	l.ResultLimit = cmp.Or(l.ResultLimit, DefaultResultLimit)
+	e.limits.Store(&l)
+}
+
+func (e *Engine) currentLimits() Limits { return *e.limits.Load() }
 
 // Close stops every run and waits for them to save their state. It is safe
 // to call twice.

@@ -111,7 +111,7 @@ func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) string {
 	if full == nil {
 		full, _ = json.Marshal(res.Text)
 	}
-	text := truncate(res.Text, e.opts.ResultLimit)
+	text := truncate(res.Text, e.currentLimits().ResultLimit)
 	status := ToolDone
 	if res.IsError {
 		status = ToolFailed

@@ -107,7 +107,7 @@ func (e *Engine) turn(ctx context.Context, r *run, conv store.Conversation) {
 			res.Status = store.StatusStopped
 			return
 		}
-		if round >= e.opts.MaxToolRounds {
+		if round >= e.currentLimits().MaxToolRounds {
 			text := fmt.Sprintf("Stopped after %d rounds of tool calls without a final answer. Press Retry to let the model go on, or send a message.", round)
 			res = e.note(save, conv, res, ReplyMeta{Model: model, Note: NoteToolRoundsLimit}, text)
 			return
@@ -155,7 +155,7 @@ func (e *Engine) history(ctx context.Context, conv store.Conversation) ([]llm.Me
 	if err != nil {
 		return nil, fmt.Errorf("reading the conversation: %w", err)
 	}
-	system := e.opts.DefaultSystemPrompt
+	system := e.currentLimits().DefaultSystemPrompt
 	if conv.SystemPrompt != nil {
 		system = *conv.SystemPrompt
 	}

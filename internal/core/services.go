@@ -108,8 +108,10 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	provider := opts.Provider
 	if provider == nil {
 		provider = func(ctx context.Context, id string) (*llm.Client, string, error) {
-			if id == "" {
-				id = settings.DefaultProviderID
+			if id == "" { // the default provider, as set now
+				if cur, err := LoadSettings(ctx, c.Store); err == nil {
+					id = cur.DefaultProviderID
+				}
 			}
 			cl, rec, err := s.Providers.Client(ctx, id)
 			return cl, rec.DefaultModel, err
