@@ -26,7 +26,7 @@ TEST_NODE_PATH = PATH="$(CURDIR)/test/node/node_modules/.bin:$$PATH"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './test/node/*' 2>/dev/null)
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run build build-dev deps test-deps frontend vet go-test unit e2e e2e-window e2e-browser test bench fuzz clean
+.PHONY: run build build-dev deps test-deps frontend vet go-test unit conformance e2e e2e-window e2e-browser test bench fuzz clean
 
 ## run: install what is missing, build, and open the window
 run: build
@@ -75,7 +75,7 @@ test-deps: deps .deps-test test/node/node_modules/.package-lock.json
 
 ## test: go vet, go test -race, the frontend's unit tests, and the end-to-end tests
 test: test-deps
-	@$(MAKE) --no-print-directory vet go-test unit e2e
+	@$(MAKE) --no-print-directory vet go-test unit conformance e2e
 
 vet:
 	$(GO) vet ./...
@@ -86,6 +86,10 @@ go-test:
 
 unit:
 	cd frontend && $(NODE_PATH_PREFIX) npx vitest run
+
+## conformance: the MCP conformance suite's client scenarios against the app's own client stack
+conformance: test/node/node_modules/.package-lock.json
+	GO=$(GO) test/conformance/run.sh
 
 e2e: e2e-window e2e-browser
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -22,13 +23,15 @@ import (
 type authorizer struct {
 	store *oauth.Store
 	open  oauth.Opener
+	log   *slog.Logger
 
 	mu          sync.Mutex
 	interactive map[string]bool
 }
 
-func newAuthorizer(s secrets.Store, open oauth.Opener) *authorizer {
+func newAuthorizer(s secrets.Store, open oauth.Opener, log *slog.Logger) *authorizer {
 	return &authorizer{
+		log:         log,
 		store:       oauth.NewStore(s, func(err error) bool { return errors.Is(err, secrets.ErrNotFound) }),
 		open:        open,
 		interactive: map[string]bool{},
@@ -39,9 +42,11 @@ func (a *authorizer) handler(cfg serverconf.Config) auth.OAuthHandler {
 	a.mu.Lock()
 	interactive := a.interactive[cfg.ID]
 	a.mu.Unlock()
-	h, err := oauth.NewHandler(cfg.ID, cfg.Auth, oauth.Options{Store: a.store, Interactive: interactive, Open: a.open})
+	h, err := oauth.NewHandler(cfg.ID, cfg.Auth, oauth.Options{Store: a.store, Interactive: interactive, Open: a.open, Logger: a.log})
 	if err != nil {
-		return nil // the server then reports needs-auth on a 401
+		// Without a handler the server reports needs-auth on a 401.
+		a.log.Error("building the OAuth handler", "server", cfg.ID, "err", err)
+		return nil
 	}
 	return h
 }

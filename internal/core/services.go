@@ -93,7 +93,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.ClientVersion == "" {
 		mo.ClientVersion = buildinfo.Version
 	}
-	authz := newAuthorizer(c.Secrets, opts.OpenBrowser)
+	authz := newAuthorizer(c.Secrets, opts.OpenBrowser, c.Log.With("component", "oauth"))
 	if mo.AuthHandler == nil {
 		mo.AuthHandler = authz.handler
 	}

@@ -96,6 +96,11 @@ type Options struct {
 	// persist it. Nil means nobody persists hints; they still live in memory.
 	OnProtocol func(serverID, version string)
 
+	// Elicit answers a server's elicitation/create (the user fills in the
+	// form or opens the URL). Nil means Switchboard does not advertise
+	// elicitation, and the SDK refuses such requests.
+	Elicit func(ctx context.Context, serverID string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
+
 	// ClientName and ClientVersion identify Switchboard to servers; zero
 	// means "switchboard" and "dev".
 	ClientName, ClientVersion string
@@ -576,4 +581,15 @@ func (m *Manager) clearHint(id string) {
 	m.mu.Lock()
 	delete(m.hints, id)
 	m.mu.Unlock()
+}
+
+// elicitHandler adapts Options.Elicit for the session of server id; nil
+// when elicitation is not offered.
+func (m *Manager) elicitHandler(id string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if m.opts.Elicit == nil {
+		return nil
+	}
+	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return m.opts.Elicit(ctx, id, req.Params)
+	}
 }

@@ -161,6 +161,8 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 		// server-filesystem replace their configured directories with the
 		// client's roots when it advertises them.
 		Capabilities: &mcp.ClientCapabilities{},
+		// The SDK adds the elicitation capability when a handler is set.
+		ElicitationHandler: m.elicitHandler(cfg.ID),
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select { // runs on the read loop: just signal the supervisor
 			case s.toolsChanged <- struct{}{}:

@@ -20,8 +20,10 @@ import (
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
-// credentialsHandler is the client credentials grant (RFC 6749 section 4.4,
-// MCP SEP-1046) with client_secret_basic, client_secret_post or
+// credentialsHandler gets tokens with a grant that needs no user: the
+// client credentials grant (RFC 6749 section 4.4, MCP SEP-1046) or, with
+// grant set, the enterprise JWT bearer grant (enterprise.go). The client
+// authenticates with client_secret_basic, client_secret_post or
 // private_key_jwt (RFC 7523). The SDK's extauth.ClientCredentialsHandler
 // is not used: it picks the secret method from metadata only, has no
 // private_key_jwt, and binds later token requests to the context of the
@@ -32,6 +34,11 @@ type credentialsHandler struct {
 	opts       Options
 	log        *slog.Logger
 	refreshCtx context.Context
+	// grant returns the grant parameters of one token request (grant_type
+	// and the grant itself); nil means client_credentials. It runs for
+	// every request, so a short-lived grant is fetched fresh.
+	grant func(ctx context.Context, as *oauthex.AuthServerMeta, resource string, scopes []string) (url.Values, error)
+	what  string // the grant in messages: "the client credentials"
 
 	mu  sync.Mutex
 	src oauth2.TokenSource
@@ -58,16 +65,9 @@ func (h *credentialsHandler) Authorize(ctx context.Context, req *http.Request, r
 		return nil
 	}
 	client := h.opts.HTTPClient
-	prm, err := discoverResource(ctx, challenges, req.URL.String(), client)
+	prm, asm, err := discover(ctx, challenges, req.URL.String(), client)
 	if err != nil {
 		return err
-	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
-	if err != nil {
-		return fmt.Errorf("getting authorization server metadata: %w", err)
-	}
-	if asm == nil { // 2025-03-26 fallback: endpoints at the server's root
-		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: strings.TrimSuffix(prm.AuthorizationServers[0], "/") + "/token"}
 	}
 	scopes := h.cfg.Scopes
 	if len(scopes) == 0 {
@@ -82,9 +82,9 @@ func (h *credentialsHandler) Authorize(ctx context.Context, req *http.Request, r
 	}
 	tok, err := fetch(context.WithValue(ctx, oauth2.HTTPClient, client))
 	if err != nil {
-		return fmt.Errorf("getting a token with the client credentials: %w", describeTokenError(err))
+		return fmt.Errorf("getting a token with %s: %w", h.what, describeTokenError(err))
 	}
-	h.log.Info("oauth client credentials token received")
+	h.log.Info("oauth token received", "grant", h.what)
 	h.mu.Lock()
 	h.src = oauth2.ReuseTokenSource(tok, tokenFunc(func() (*oauth2.Token, error) { return fetch(h.refreshCtx) }))
 	h.mu.Unlock()
@@ -111,6 +111,21 @@ func (h *credentialsHandler) fetcher(asm *oauthex.AuthServerMeta, resource strin
 			method = serverconf.ClientSecretBasic
 		}
 	}
+	// requestParams are the parameters of one token request: the resource,
+	// and the grant when it is not client_credentials.
+	requestParams := func(ctx context.Context) (url.Values, error) {
+		p := cloneValues(params)
+		if h.grant != nil {
+			g, err := h.grant(ctx, asm, resource, scopes)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range g { // clientcredentials lets grant_type be replaced
+				p[k] = v
+			}
+		}
+		return p, nil
+	}
 	if method == serverconf.PrivateKeyJWT {
 		pemData, err := h.opts.Store.Secret(h.cfg.PrivateKeyRef)
 		if err != nil {
@@ -125,7 +140,10 @@ func (h *credentialsHandler) fetcher(asm *oauthex.AuthServerMeta, resource strin
 			if err != nil {
 				return nil, err
 			}
-			p := cloneValues(params)
+			p, err := requestParams(ctx)
+			if err != nil {
+				return nil, err
+			}
 			p.Set("client_assertion_type", ClientAssertionType)
 			p.Set("client_assertion", assertion)
 			cc := clientcredentials.Config{ClientID: h.cfg.ClientID, TokenURL: asm.TokenEndpoint, Scopes: scopes,
@@ -134,7 +152,7 @@ func (h *credentialsHandler) fetcher(asm *oauthex.AuthServerMeta, resource strin
 		}, nil
 	}
 	if h.cfg.ClientSecretRef == "" {
-		return nil, errors.New("the client_credentials grant needs a client secret or a private key; add one in the server's settings")
+		return nil, errors.New("the server's grant needs a client secret or a private key; add one in the server's settings")
 	}
 	secret, err := h.opts.Store.Secret(h.cfg.ClientSecretRef)
 	if err != nil {
@@ -144,9 +162,15 @@ func (h *credentialsHandler) fetcher(asm *oauthex.AuthServerMeta, resource strin
 	if method == serverconf.ClientSecretPost {
 		style = oauth2.AuthStyleInParams
 	}
-	cc := clientcredentials.Config{ClientID: h.cfg.ClientID, ClientSecret: secret, TokenURL: asm.TokenEndpoint,
-		Scopes: scopes, EndpointParams: params, AuthStyle: style}
-	return cc.Token, nil
+	return func(ctx context.Context) (*oauth2.Token, error) {
+		p, err := requestParams(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cc := clientcredentials.Config{ClientID: h.cfg.ClientID, ClientSecret: secret, TokenURL: asm.TokenEndpoint,
+			Scopes: scopes, EndpointParams: p, AuthStyle: style}
+		return cc.Token(ctx)
+	}, nil
 }
 
 type tokenFunc func() (*oauth2.Token, error)
@@ -169,11 +193,34 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// discoverResource finds the protected resource metadata as the SDK's
-// AuthorizationCodeHandler does (the WWW-Authenticate hint, then the
-// well-known URIs at the endpoint's path and at the root), falling back to
-// the 2025-03-26 rule that the server's origin is the authorization server.
-func discoverResource(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client) (*oauthex.ProtectedResourceMetadata, error) {
+// discover finds the server's authorization server: through its protected
+// resource metadata, or by the 2025-03-26 rules (see legacy.go) when it
+// has none.
+func discover(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+	prm, err := findResource(ctx, challenges, serverURL, client)
+	if err != nil {
+		return nil, nil, err
+	}
+	if prm == nil {
+		return legacyDiscover(ctx, challenges, serverURL, client)
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
+	if err != nil {
+		return nil, nil, fmt.Errorf("getting authorization server metadata: %w", err)
+	}
+	if asm == nil { // as the SDK does: the default endpoints
+		base := strings.TrimSuffix(prm.AuthorizationServers[0], "/")
+		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], AuthorizationEndpoint: base + "/authorize",
+			TokenEndpoint: base + "/token", RegistrationEndpoint: base + "/register"}
+	}
+	return prm, asm, nil
+}
+
+// findResource finds the protected resource metadata as the SDK's
+// AuthorizationCodeHandler does: the WWW-Authenticate hint, then the
+// well-known URIs at the endpoint's path and at the root. It returns nil
+// when the server publishes none, as a 2025-03-26 server does.
+func findResource(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client) (*oauthex.ProtectedResourceMetadata, error) {
 	type candidate struct{ metadata, resource string }
 	var cands []candidate
 	for _, c := range challenges {
@@ -205,7 +252,7 @@ func discoverResource(ctx context.Context, challenges []oauthex.Challenge, serve
 		}
 		return prm, nil
 	}
-	return &oauthex.ProtectedResourceMetadata{AuthorizationServers: []string{root.String()}, Resource: serverURL}, nil
+	return nil, nil
 }
 
 func challengeScopes(cs []oauthex.Challenge) []string {

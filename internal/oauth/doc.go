@@ -9,7 +9,12 @@
 //     restart reuses them and a refreshed token is saved,
 //   - the client credentials grant, with client_secret_basic,
 //     client_secret_post and private_key_jwt, which the SDK lacks or cannot
-//     configure.
+//     configure,
+//   - enterprise-managed authorization (SEP-990, GrantJWTBearer): the
+//     user's sign-in at the enterprise identity provider exchanged for an
+//     ID-JAG, and that for a token, with no browser per server,
+//   - 2025-03-26 servers whose metadata at the root names an issuer at a
+//     path of their origin (legacy.go).
 //
 // A handler opens a browser only when told to (Options.Interactive or
 // WithInteractive); otherwise it returns ErrNeedsAuth, so starting the app
@@ -17,10 +22,12 @@
 // redirect URI carries the port of that sign-in's callback listener, which
 // must exist before the client is registered.
 //
-// Known SDK limits (go-sdk v1.8.0): its strict issuer check fails the
-// conformance scenario auth/2025-03-26-oauth-metadata-backcompat; it has no
-// private_key_jwt (written here); its EnterpriseHandler fails the
-// cross-app-access scenario. A client registered dynamically is reused as a
-// pre-registered one, whose token endpoint auth method the SDK picks from
-// the server's metadata rather than from the registration.
+// SDK limits worked around here (go-sdk v1.8.0), each found by the MCP
+// conformance suite (test/conformance): its strict RFC 8414 issuer check
+// refuses auth/2025-03-26-oauth-metadata-backcompat (legacy.go signs in
+// itself there); it has no private_key_jwt (jwt.go); its EnterpriseHandler
+// fails auth/cross-app-access-complete-flow (enterprise.go says why). A
+// client registered dynamically is reused as a pre-registered one, whose
+// token endpoint auth method the SDK picks from the server's metadata
+// rather than from the registration.
 package oauth

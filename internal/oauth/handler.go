@@ -49,6 +49,9 @@ type Options struct {
 	// (SEP-991), used when the authorization server supports them; empty
 	// means dynamic registration only.
 	ClientMetadataURL string
+	// Enterprise is the identity provider of servers whose grant is
+	// GrantJWTBearer; nil means no such server can be authorized.
+	Enterprise *Enterprise
 	// Logger receives sign-in and refresh events, never token values; nil
 	// means no logging.
 	Logger *slog.Logger
@@ -81,9 +84,9 @@ func interactionOf(ctx context.Context) *interaction {
 // NewHandler returns the OAuth handler for a server's
 // StreamableClientTransport (or SSE transport). cfg nil means the
 // authorization code flow with dynamic registration. A client_credentials
-// grant never needs the user; an authorization code grant reuses the
-// stored token, refreshes it silently, and signs in through the browser
-// only when Interactive or WithInteractive allow it.
+// or GrantJWTBearer grant never needs the browser; an authorization code
+// grant reuses the stored token, refreshes it silently, and signs in
+// through the browser only when Interactive or WithInteractive allow it.
 func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuthHandler, error) {
 	if opts.Store == nil {
 		return nil, errors.New("oauth: Options.Store is required")
@@ -115,7 +118,18 @@ func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuth
 
 	switch a.Grant {
 	case serverconf.GrantClientCredentials:
-		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx}, nil
+		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx,
+			what: "the client credentials"}, nil
+	case GrantJWTBearer:
+		if a.ClientID == "" {
+			return nil, errors.New("oauth: enterprise-managed authorization needs the client ID registered with the server's authorization server")
+		}
+		g, err := newEnterpriseGrant(opts.Enterprise, opts)
+		if err != nil {
+			return nil, fmt.Errorf("oauth: %w", err)
+		}
+		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx,
+			grant: g.params, what: "the enterprise identity provider's grant"}, nil
 	case "", serverconf.GrantAuthorizationCode:
 		h := &codeHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx}
 		if err := h.restore(); err != nil {
@@ -266,6 +280,21 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 var errStaleClient = errors.New("registered client belongs to another authorization server")
 
 func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.Response, fresh bool) error {
+	// A server without protected resource metadata follows the 2025-03-26
+	// rules, some of which the SDK's handler refuses (legacy.go). The SDK
+	// repeats the discovery; a sign-in is rare enough not to mind.
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	var legacyPRM *oauthex.ProtectedResourceMetadata
+	var legacyAS *oauthex.AuthServerMeta
+	prm, err := findResource(ctx, challenges, req.URL.String(), h.opts.HTTPClient)
+	if err == nil && prm == nil {
+		legacyPRM, legacyAS, err = legacyDiscover(ctx, challenges, req.URL.String(), h.opts.HTTPClient)
+	}
+	if err != nil {
+		drain(resp)
+		return err
+	}
+
 	var client *storedClient
 	if h.cfg.ClientID == "" && !fresh {
 		var c storedClient
@@ -288,6 +317,34 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 		client = nil // its port is taken: register again with the new one
 	}
 
+	if legacyAS != nil && pathIssuer(legacyPRM, legacyAS) {
+		drain(resp)
+		h.log.Info("oauth: 2025-03-26 server with its metadata at the root", "issuer", legacyAS.Issuer)
+		err = h.legacySignIn(ctx, legacyPRM, legacyAS, challenges, cb, client)
+	} else {
+		err = h.sdkSignIn(ctx, req, resp, cb, client)
+	}
+	if err != nil {
+		if errors.Is(err, errStaleClient) {
+			return err
+		}
+		if client != nil && clientRejected(err) {
+			// The authorization server forgot the registration; the next
+			// sign-in registers again.
+			if derr := h.opts.Store.delete(ClientKey(h.id)); derr != nil {
+				h.log.Warn("deleting rejected oauth client", "err", derr)
+			}
+			return fmt.Errorf("the authorization server no longer accepts Switchboard's registration; sign in again: %w", err)
+		}
+		return fmt.Errorf("signing in: %w", err)
+	}
+	h.log.Info("oauth sign-in complete")
+	return nil
+}
+
+// sdkSignIn signs in with the SDK's AuthorizationCodeHandler, which
+// closes resp.
+func (h *codeHandler) sdkSignIn(ctx context.Context, req *http.Request, resp *http.Response, cb *CallbackServer, client *storedClient) error {
 	conf := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:         cb.RedirectURI(),
 		Client:              h.opts.HTTPClient,
@@ -323,15 +380,7 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 		}
 		conf.PreregisteredClient = pre
 	default:
-		conf.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{
-			Metadata: &oauthex.ClientRegistrationMetadata{
-				RedirectURIs:            []string{cb.RedirectURI()},
-				ClientName:              h.opts.ClientName,
-				GrantTypes:              []string{"authorization_code", "refresh_token"},
-				ResponseTypes:           []string{"code"},
-				TokenEndpointAuthMethod: "none",
-			},
-		}
+		conf.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: h.registration(cb.RedirectURI())}
 	}
 	if h.cfg.ClientID == "" && h.opts.ClientMetadataURL != "" {
 		conf.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: h.opts.ClientMetadataURL}
@@ -341,22 +390,18 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 		drain(resp)
 		return fmt.Errorf("configuring sign-in: %w", err)
 	}
-	if err := inner.Authorize(ctx, req, resp); err != nil {
-		if errors.Is(err, errStaleClient) {
-			return err
-		}
-		if client != nil && clientRejected(err) {
-			// The authorization server forgot the registration; the next
-			// sign-in registers again.
-			if derr := h.opts.Store.delete(ClientKey(h.id)); derr != nil {
-				h.log.Warn("deleting rejected oauth client", "err", derr)
-			}
-			return fmt.Errorf("the authorization server no longer accepts Switchboard's registration; sign in again: %w", err)
-		}
-		return fmt.Errorf("signing in: %w", err)
+	return inner.Authorize(ctx, req, resp)
+}
+
+// registration is the metadata of a dynamic client registration.
+func (h *codeHandler) registration(redirectURI string) *oauthex.ClientRegistrationMetadata {
+	return &oauthex.ClientRegistrationMetadata{
+		RedirectURIs:            []string{redirectURI},
+		ClientName:              h.opts.ClientName,
+		GrantTypes:              []string{"authorization_code", "refresh_token"},
+		ResponseTypes:           []string{"code"},
+		TokenEndpointAuthMethod: "none",
 	}
-	h.log.Info("oauth sign-in complete")
-	return nil
 }
 
 // callbackServer listens on the port of the stored client's redirect URI

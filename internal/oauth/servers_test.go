@@ -54,6 +54,10 @@ type testAS struct {
 	ccKey       crypto.PublicKey
 	ccAuthSeen  []string // "basic", "post", "jwt"
 	jtis        map[string]bool
+
+	// enterprise-managed authorization: ID-JAGs an identity provider
+	// issued for this server, each accepted once by the jwt-bearer grant
+	assertions map[string]bool
 }
 
 type issuedCode struct {
@@ -62,7 +66,7 @@ type issuedCode struct {
 
 func newTestAS(t *testing.T) *testAS {
 	a := &testAS{t: t, clients: map[string][]string{}, codes: map[string]issuedCode{}, access: map[string]time.Time{},
-		refresh: map[string]bool{}, ttl: time.Hour, jtis: map[string]bool{},
+		refresh: map[string]bool{}, ttl: time.Hour, jtis: map[string]bool{}, assertions: map[string]bool{},
 		authMethods: []string{"none", "client_secret_post", "client_secret_basic", "private_key_jwt"}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", a.metadata)
@@ -189,6 +193,22 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		a.issue(w, false)
+	case GrantJWTBearer:
+		if err := a.checkClientAuth(r, f); err != nil {
+			a.t.Logf("client authentication failed: %v", err)
+			oauthError(w, http.StatusUnauthorized, "invalid_client")
+			return
+		}
+		ok := a.assertions[f.Get("assertion")]
+		delete(a.assertions, f.Get("assertion"))
+		switch {
+		case !ok:
+			oauthError(w, http.StatusBadRequest, "invalid_grant")
+		case f.Get("resource") != a.resource:
+			oauthError(w, http.StatusBadRequest, "invalid_target")
+		default:
+			a.issue(w, false)
+		}
 	default:
 		oauthError(w, http.StatusBadRequest, "unsupported_grant_type")
 	}
@@ -332,14 +352,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // "echo", behind the SDK's bearer-token middleware, and the protected
 // resource metadata naming as. It returns the MCP endpoint URL.
 func newProtectedMCPServer(t *testing.T, as *testAS) string {
-	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1.0.0"}, nil)
-	type echoIn struct {
-		Text string `json:"text"`
-	}
-	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "echoes"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
-		})
 	mux := http.NewServeMux()
 	rs := httptest.NewServer(mux)
 	t.Cleanup(rs.Close)
@@ -349,9 +361,21 @@ func newProtectedMCPServer(t *testing.T, as *testAS) string {
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource: endpoint, AuthorizationServers: []string{as.srv.URL}, ScopesSupported: []string{"mcp"},
 	}))
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(mcpHandler))
+	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(echoMCPHandler()))
 	return endpoint
+}
+
+// echoMCPHandler is a streamable-HTTP MCP server with one tool, "echo".
+func echoMCPHandler() http.Handler {
+	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1.0.0"}, nil)
+	type echoIn struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "echoes"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 }
 
 // connectAndEcho connects to endpoint through h and calls echo.

@@ -20,6 +20,9 @@ const (
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	// GrantJWTBearer is enterprise-managed authorization (an identity
+	// provider's assertion exchanged for a token, SEP-990).
+	GrantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 	ClientSecretBasic = "client_secret_basic"
 	ClientSecretPost  = "client_secret_post"
@@ -201,9 +204,9 @@ func validateValue(v *validator, field string, val Value) {
 
 func validateAuth(v *validator, a *Auth) {
 	switch a.Grant {
-	case "", GrantAuthorizationCode, GrantClientCredentials:
+	case "", GrantAuthorizationCode, GrantClientCredentials, GrantJWTBearer:
 	default:
-		v.add("auth.grant", "must be authorization_code or client_credentials (got %q)", a.Grant)
+		v.add("auth.grant", "must be authorization_code, client_credentials or %s (got %q)", GrantJWTBearer, a.Grant)
 	}
 	switch a.ClientAuth {
 	case "", ClientSecretBasic, ClientSecretPost, PrivateKeyJWT:
@@ -212,8 +215,8 @@ func validateAuth(v *validator, a *Auth) {
 	}
 	if a.ClientID == "" {
 		switch {
-		case a.Grant == GrantClientCredentials:
-			v.add("auth.clientId", "is required for the client_credentials grant")
+		case a.Grant == GrantClientCredentials || a.Grant == GrantJWTBearer:
+			v.add("auth.clientId", "is required for the %s grant", a.Grant)
 		case a.ClientSecretRef != "":
 			v.add("auth.clientId", "is required when a client secret is set")
 		case a.ClientAuth != "":

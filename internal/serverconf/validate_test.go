@@ -102,7 +102,7 @@ func TestValidateMessages(t *testing.T) {
 		{"auth on stdio", func(c *Config) { c.Auth = &Auth{ClientID: "x"} }, false,
 			[]FieldError{{"auth", "is only used by sse and http servers; remove it or change the transport"}}},
 		{"unknown grant", func(c *Config) { c.Auth = &Auth{Grant: "password"} }, true,
-			[]FieldError{{"auth.grant", `must be authorization_code or client_credentials (got "password")`}}},
+			[]FieldError{{"auth.grant", `must be authorization_code, client_credentials or urn:ietf:params:oauth:grant-type:jwt-bearer (got "password")`}}},
 		{"unknown client auth", func(c *Config) { c.Auth = &Auth{ClientID: "x", ClientAuth: "tls_client_auth"} }, true,
 			[]FieldError{{"auth.clientAuth", `must be client_secret_basic, client_secret_post or private_key_jwt (got "tls_client_auth")`}}},
 		{"client credentials without client id", func(c *Config) {
