@@ -1,5 +1,43 @@
-// A fake backend for unit tests: canned answers and events sent by hand.
-import type { Backend, Info, Unsubscribe } from './index';
+// A fake backend for unit tests (and the dev page without Go): in-memory
+// state, canned answers, every call recorded, events sent by hand.
+import type { Backend, Unsubscribe } from './index';
+import type { EventName, EventPayloads } from './events';
+import type {
+  ApprovalRequest,
+  ConversationSummary,
+  ExportFormat,
+  FieldError,
+  ImportReport,
+  Info,
+  LocalServer,
+  LogLine,
+  Message,
+  Policy,
+  Preset,
+  ProviderInput,
+  ProviderView,
+  SearchHit,
+  ServerConfig,
+  ServerView,
+  Settings,
+  TestResult,
+  ToolCallRecord,
+  ToolSelection,
+  ToolSet,
+  UserDecision,
+} from './types';
+
+export const fakePresets: Preset[] = [
+  { id: 'cerebras', name: 'Cerebras', baseUrl: 'https://api.cerebras.ai/v1', keyEnv: 'CEREBRAS_API_KEY', needsKey: true, local: false },
+  { id: 'openai', name: 'OpenAI', baseUrl: 'https://api.openai.com/v1', keyEnv: 'OPENAI_API_KEY', needsKey: true, local: false },
+  { id: 'groq', name: 'Groq', baseUrl: 'https://api.groq.com/openai/v1', keyEnv: 'GROQ_API_KEY', needsKey: true, local: false },
+  { id: 'openrouter', name: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', keyEnv: 'OPENROUTER_API_KEY', needsKey: true, local: false },
+  { id: 'ollama', name: 'Ollama', baseUrl: 'http://localhost:11434/v1', keyEnv: '', needsKey: false, local: true },
+  { id: 'lmstudio', name: 'LM Studio', baseUrl: 'http://localhost:1234/v1', keyEnv: '', needsKey: false, local: true },
+  { id: 'custom', name: 'Custom (OpenAI-compatible)', baseUrl: '', keyEnv: '', needsKey: false, local: false },
+];
+
+type Method = Exclude<keyof Backend, 'on'>;
 
 export class FakeBackend implements Backend {
   info: Info = {
@@ -12,31 +50,303 @@ export class FakeBackend implements Backend {
   };
   readyError: Error | null = null;
   readyCalls = 0;
+  windowChanges = 0;
+
+  settings: Settings = { theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '' };
+  presets: Preset[] = structuredClone(fakePresets);
+  providers: ProviderView[] = [];
+  models: Record<string, string[]> = {};
+  testResults: Record<string, TestResult> = {};
+  local: LocalServer[] = [];
+  conversations: ConversationSummary[] = [];
+  messages: Record<string, Message[]> = {};
+  toolCallRecords: Record<string, ToolCallRecord[]> = {};
+  searchHits: SearchHit[] = [];
+  servers: ServerView[] = [];
+  validationErrors: FieldError[] = [];
+  importReport: ImportReport = { format: 'claude', added: [] };
+  appLogLines: LogLine[] = [];
+  serverLogLines: Record<string, LogLine[]> = {};
+  pending: ApprovalRequest[] = [];
+  policy: Policy = { yolo: false, grants: [] };
+  exported = '# exported';
+
+  /** Every call but ready/on, in order: [method, args]. */
+  calls: [string, unknown[]][] = [];
+  /** Makes a method reject with this message. */
+  failures: Partial<Record<Method, string>> = {};
+  /** Called by send(), e.g. to emit a streamed reply. */
+  onSend?: (conversationId: string, text: string) => void;
+
   private handlers = new Map<string, Set<(p: unknown) => void>>();
+  private nextId = 1;
+
+  /** The arguments of every call of a method. */
+  callsOf(method: Method): unknown[][] {
+    return this.calls.filter(([m]) => m === method).map(([, a]) => a);
+  }
+
+  private async rec<T>(method: Method, args: unknown[], value: () => T): Promise<T> {
+    this.calls.push([method, args]);
+    await Promise.resolve();
+    const f = this.failures[method];
+    if (f) throw new Error(f);
+    return value();
+  }
 
   async ready(): Promise<Info> {
     this.readyCalls++;
     if (this.readyError) throw this.readyError;
     return structuredClone(this.info);
   }
-
-  windowChanges = 0;
   async windowChanged(): Promise<void> {
     this.windowChanges++;
   }
+  openURL(url: string) {
+    return this.rec('openURL', [url], () => undefined);
+  }
+  getSettings() {
+    return this.rec('getSettings', [], () => structuredClone(this.settings));
+  }
+  saveSettings(s: Settings) {
+    return this.rec('saveSettings', [s], () => {
+      this.settings = structuredClone(s);
+    });
+  }
 
-  on<T>(event: string, handler: (payload: T) => void): Unsubscribe {
+  listPresets() {
+    return this.rec('listPresets', [], () => structuredClone(this.presets));
+  }
+  listProviders() {
+    return this.rec('listProviders', [], () => structuredClone(this.providers));
+  }
+  saveProvider(input: ProviderInput) {
+    return this.rec('saveProvider', [input], () => {
+      const id = input.id || `${input.preset}-${this.nextId++}`;
+      const old = this.providers.find((p) => p.id === id);
+      const view: ProviderView = {
+        id,
+        name: input.name,
+        preset: input.preset,
+        baseUrl: input.baseUrl,
+        defaultModel: input.defaultModel,
+        hasKey: input.apiKey !== '' || (old?.hasKey ?? false),
+        keyFromEnv: old?.keyFromEnv ?? '',
+      };
+      this.providers = old ? this.providers.map((p) => (p.id === id ? view : p)) : [...this.providers, view];
+      return structuredClone(view);
+    });
+  }
+  deleteProvider(id: string) {
+    return this.rec('deleteProvider', [id], () => {
+      this.providers = this.providers.filter((p) => p.id !== id);
+    });
+  }
+  testProvider(id: string) {
+    return this.rec('testProvider', [id], () => this.testResults[id] ?? { ok: true, message: 'Connected: 2 models', models: this.models[id] ?? ['model-a', 'model-b'] });
+  }
+  listModels(providerId: string) {
+    return this.rec('listModels', [providerId], () => [...(this.models[providerId] ?? ['model-a', 'model-b'])]);
+  }
+  detectLocal() {
+    return this.rec('detectLocal', [], () => structuredClone(this.local));
+  }
+
+  listConversations() {
+    return this.rec('listConversations', [], () => structuredClone(this.conversations));
+  }
+  searchMessages(query: string) {
+    return this.rec('searchMessages', [query], () => structuredClone(this.searchHits));
+  }
+  newConversation(providerId: string, model: string) {
+    return this.rec('newConversation', [providerId, model], () => {
+      const now = Date.now();
+      const c: ConversationSummary = { id: `c${this.nextId++}`, title: 'New chat', providerId, model, createdAt: now, updatedAt: now };
+      this.conversations = [c, ...this.conversations];
+      this.messages[c.id] = [];
+      return structuredClone(c);
+    });
+  }
+  renameConversation(id: string, title: string) {
+    return this.rec('renameConversation', [id, title], () => {
+      this.conversations = this.conversations.map((c) => (c.id === id ? { ...c, title } : c));
+    });
+  }
+  deleteConversation(id: string) {
+    return this.rec('deleteConversation', [id], () => {
+      this.conversations = this.conversations.filter((c) => c.id !== id);
+    });
+  }
+  getMessages(conversationId: string, beforeSeq: number, limit: number) {
+    return this.rec('getMessages', [conversationId, beforeSeq, limit], () => {
+      const all = (this.messages[conversationId] ?? []).filter((m) => beforeSeq === 0 || m.seq < beforeSeq);
+      return structuredClone(all.slice(Math.max(0, all.length - limit)));
+    });
+  }
+  getToolCalls(conversationId: string) {
+    return this.rec('getToolCalls', [conversationId], () => structuredClone(this.toolCallRecords[conversationId] ?? []));
+  }
+  send(conversationId: string, text: string) {
+    return this.rec('send', [conversationId, text], () => {
+      this.onSend?.(conversationId, text);
+      return `run-${this.nextId++}`;
+    });
+  }
+  stop(conversationId: string) {
+    return this.rec('stop', [conversationId], () => undefined);
+  }
+  regenerate(conversationId: string) {
+    return this.rec('regenerate', [conversationId], () => `run-${this.nextId++}`);
+  }
+  editAndResend(conversationId: string, seq: number, text: string) {
+    return this.rec('editAndResend', [conversationId, seq, text], () => `run-${this.nextId++}`);
+  }
+  exportConversation(id: string, format: ExportFormat) {
+    return this.rec('exportConversation', [id, format], () => this.exported);
+  }
+  setConversationModel(id: string, providerId: string, model: string) {
+    return this.rec('setConversationModel', [id, providerId, model], () => {
+      this.conversations = this.conversations.map((c) => (c.id === id ? { ...c, providerId, model } : c));
+    });
+  }
+  setConversationTools(id: string, sel: ToolSelection | null) {
+    return this.rec('setConversationTools', [id, sel], () => {
+      this.conversations = this.conversations.map((c) => (c.id === id ? { ...c, tools: sel } : c));
+    });
+  }
+  toolSetWarning = '';
+  conversationTools(id: string) {
+    return this.rec('conversationTools', [id], (): ToolSet => {
+      const sel = this.conversations.find((c) => c.id === id)?.tools ?? { only: null };
+      const tools = this.servers.flatMap((s) => s.tools).map((t) => ({
+        name: t.name,
+        server: t.serverName,
+        description: t.description,
+        enabled: t.enabled,
+        selected: (sel.only === null || sel.only.includes(t.name)) && !(sel.off ?? []).includes(t.name),
+      }));
+      const offered = tools.filter((t) => t.enabled && t.selected).length;
+      return { selection: structuredClone(sel), tools, offered, estimatedTokens: offered * 150, warning: this.toolSetWarning || undefined };
+    });
+  }
+  setSystemPrompt(id: string, prompt: string | null) {
+    return this.rec('setSystemPrompt', [id, prompt], () => undefined);
+  }
+
+  listServers() {
+    return this.rec('listServers', [], () => structuredClone(this.servers));
+  }
+  validateServer(cfg: ServerConfig) {
+    return this.rec('validateServer', [cfg], () => structuredClone(this.validationErrors));
+  }
+  saveServer(cfg: ServerConfig) {
+    return this.rec('saveServer', [cfg], () => {
+      const old = this.servers.find((s) => s.config.id === cfg.id);
+      const view: ServerView = old ? { ...old, config: structuredClone(cfg) } : { config: structuredClone(cfg), status: { serverId: cfg.id, state: 'disconnected', toolCount: 0 }, tools: [] };
+      this.servers = old ? this.servers.map((s) => (s.config.id === cfg.id ? view : s)) : [...this.servers, view];
+      return structuredClone(view);
+    });
+  }
+  deleteServer(id: string) {
+    return this.rec('deleteServer', [id], () => {
+      this.servers = this.servers.filter((s) => s.config.id !== id);
+    });
+  }
+  connectServer(id: string) {
+    return this.rec('connectServer', [id], () => undefined);
+  }
+  disconnectServer(id: string) {
+    return this.rec('disconnectServer', [id], () => undefined);
+  }
+  restartServer(id: string) {
+    return this.rec('restartServer', [id], () => undefined);
+  }
+  setToolEnabled(serverId: string, tool: string, enabled: boolean) {
+    return this.rec('setToolEnabled', [serverId, tool, enabled], () => undefined);
+  }
+  previewImport(text: string) {
+    return this.rec('previewImport', [text], () => structuredClone(this.importReport));
+  }
+  importServers(text: string) {
+    return this.rec('importServers', [text], () => {
+      for (const cfg of this.importReport.added) {
+        this.servers = [...this.servers, { config: structuredClone(cfg), status: { serverId: cfg.id, state: 'disconnected', toolCount: 0 }, tools: [] }];
+      }
+      return structuredClone(this.importReport);
+    });
+  }
+  authorizeServer(id: string) {
+    return this.rec('authorizeServer', [id], () => undefined);
+  }
+  cancelAuthorize(id: string) {
+    return this.rec('cancelAuthorize', [id], () => undefined);
+  }
+  signOutServer(id: string) {
+    return this.rec('signOutServer', [id], () => undefined);
+  }
+
+  serverLogs(serverId: string, sinceSeq: number, max: number) {
+    return this.rec('serverLogs', [serverId, sinceSeq, max], () => tail(this.serverLogLines[serverId] ?? [], sinceSeq, max));
+  }
+  appLogs(sinceSeq: number, max: number) {
+    return this.rec('appLogs', [sinceSeq, max], () => tail(this.appLogLines, sinceSeq, max));
+  }
+
+  pendingApprovals() {
+    return this.rec('pendingApprovals', [], () => structuredClone(this.pending));
+  }
+  decideApproval(id: string, decision: UserDecision) {
+    return this.rec('decideApproval', [id, decision], () => {
+      this.pending = this.pending.filter((r) => r.id !== id);
+    });
+  }
+  approvalPolicy() {
+    return this.rec('approvalPolicy', [], () => structuredClone(this.policy));
+  }
+  revokeGrant(serverId: string, tool: string) {
+    return this.rec('revokeGrant', [serverId, tool], () => {
+      this.policy = { ...this.policy, grants: this.policy.grants.filter((g) => !(g.serverId === serverId && g.tool === tool)) };
+    });
+  }
+  setYolo(on: boolean) {
+    return this.rec('setYolo', [on], () => {
+      this.policy = { ...this.policy, yolo: on };
+    });
+  }
+
+  on<K extends EventName>(event: K, handler: (payload: EventPayloads[K]) => void): Unsubscribe {
     const set = this.handlers.get(event) ?? new Set();
     set.add(handler as (p: unknown) => void);
     this.handlers.set(event, set);
     return () => set.delete(handler as (p: unknown) => void);
   }
 
-  emit(event: string, payload: unknown): void {
+  emit<K extends EventName>(event: K, payload: EventPayloads[K]): void {
     for (const h of this.handlers.get(event) ?? []) h(payload);
   }
 
-  listeners(event: string): number {
+  listeners(event: EventName): number {
     return this.handlers.get(event)?.size ?? 0;
   }
+}
+
+function tail(lines: LogLine[], sinceSeq: number, max: number): LogLine[] {
+  const after = lines.filter((l) => l.seq > sinceSeq);
+  return structuredClone(max > 0 ? after.slice(-max) : after);
+}
+
+/** A message with defaults, for tests and the demo. */
+export function fakeMessage(m: Partial<Message> & Pick<Message, 'id' | 'seq' | 'role'>): Message {
+  return {
+    conversationId: 'c1',
+    content: '',
+    reasoning: '',
+    toolCalls: [],
+    toolCallId: '',
+    status: 'done',
+    error: '',
+    meta: null,
+    createdAt: Date.now(),
+    ...m,
+  };
 }

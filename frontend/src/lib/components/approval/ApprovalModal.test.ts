@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import ApprovalModal from './ApprovalModal.svelte';
+import { req, settle, startedStores } from '../../test/helpers';
+
+async function setup(n = 1, armDelayMs = 0) {
+  const t = await startedStores((be) => {
+    be.pending = Array.from({ length: n }, (_, i) => req(`r${i + 1}`, { arguments: { path: `/tmp/${i + 1}`, content: 'x'.repeat(1000) } }));
+  });
+  render(ApprovalModal, { props: { armDelayMs }, context: t.context });
+  return t;
+}
+
+describe('ApprovalModal', () => {
+  it('shows server, tool, description and arguments, long values collapsed', async () => {
+    await setup();
+    const modal = screen.getByTestId('approval-modal');
+    expect(screen.getByTestId('approval-tool').textContent).toBe('write_file');
+    expect(screen.getByTestId('approval-server').textContent).toBe('Files');
+    expect(screen.getByTestId('approval-description').textContent).toBe('Writes a file.');
+    const args = screen.getByTestId('approval-args');
+    expect(args.textContent).toContain('"/tmp/1"');
+    expect(args.textContent).not.toContain('x'.repeat(1000));
+    const more = screen.getByRole('button', { name: /show all \(702 more characters\)/ });
+    await fireEvent.click(more);
+    expect(args.textContent).toContain('x'.repeat(1000));
+    expect(modal.getAttribute('aria-modal')).toBe('true');
+    expect(document.activeElement).toBe(modal); // focus moved into the dialog
+  });
+
+  it('Enter allows once', async () => {
+    const { be } = await setup();
+    await fireEvent.keyDown(screen.getByTestId('approval-modal'), { key: 'Enter' });
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([['r1', 'allow_once']]);
+    expect(screen.queryByTestId('approval-modal')).toBeNull();
+  });
+
+  it('Escape denies', async () => {
+    const { be } = await setup();
+    await fireEvent.keyDown(screen.getByTestId('approval-modal'), { key: 'Escape' });
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([['r1', 'deny']]);
+  });
+
+  it('ignores Enter for a moment after a request appears', async () => {
+    const { be } = await setup(1, 10_000);
+    await fireEvent.keyDown(screen.getByTestId('approval-modal'), { key: 'Enter' });
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([]);
+  });
+
+  it.each([
+    ['approval-allow-once', 'allow_once'],
+    ['approval-allow-always', 'allow_always'],
+    ['approval-allow-all', 'allow_all'],
+    ['approval-deny', 'deny'],
+  ])('%s sends %s', async (testid, decision) => {
+    const { be } = await setup();
+    await fireEvent.click(screen.getByTestId(testid));
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([['r1', decision]]);
+  });
+
+  it('shows several one at a time', async () => {
+    const { be } = await setup(3);
+    expect(screen.getByTestId('approval-count').textContent).toBe('1 of 3');
+    await fireEvent.click(screen.getByTestId('approval-allow-once'));
+    await settle();
+    expect(screen.getByTestId('approval-count').textContent).toBe('1 of 2');
+    expect(screen.getByTestId('approval-args').textContent).toContain('/tmp/2');
+    be.emit('approval:resolved', { id: 'r2', outcome: { allowed: false, decision: 'cancelled', decidedBy: 'system' } });
+    await settle();
+    expect(screen.queryByTestId('approval-count')).toBeNull();
+    expect(screen.getByTestId('approval-args').textContent).toContain('/tmp/3');
+  });
+
+  it('traps focus: Tab from the last button wraps to the first', async () => {
+    await setup();
+    const modal = screen.getByTestId('approval-modal');
+    const buttons = [...modal.querySelectorAll('button')];
+    const last = buttons[buttons.length - 1];
+    last.focus();
+    await fireEvent.keyDown(last, { key: 'Tab' });
+    expect(document.activeElement).toBe(buttons[0]);
+    await fireEvent.keyDown(buttons[0], { key: 'Tab', shiftKey: true });
+    expect(document.activeElement).toBe(last);
+  });
+
+  it('appears for a request that arrives later', async () => {
+    const { be } = await setup(0);
+    expect(screen.queryByTestId('approval-modal')).toBeNull();
+    be.emit('approval:requested', req('late'));
+    await settle();
+    expect(screen.getByTestId('approval-modal')).toBeTruthy();
+  });
+});

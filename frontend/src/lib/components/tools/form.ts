@@ -1,0 +1,116 @@
+// The server form's model and its conversion to and from a ServerConfig.
+import type { ServerConfig, Transport, Value } from '../../backend';
+
+export interface KV {
+  name: string;
+  value: string;
+  /** The keyring entry of a stored secret; '' for plain values. */
+  secretRef: string;
+}
+
+export interface ServerForm {
+  id: string;
+  name: string;
+  transport: Transport;
+  command: string;
+  /** One argument per line. */
+  args: string;
+  cwd: string;
+  env: KV[];
+  url: string;
+  headers: KV[];
+  enabled: boolean;
+  /** Seconds; '' = the default. */
+  timeout: string;
+  clientId: string;
+  /** Space-separated. */
+  scopes: string;
+  /** Config fields the form does not edit, kept as they were. */
+  rest: Partial<ServerConfig>;
+}
+
+function toRows(m: Record<string, Value> | undefined): KV[] {
+  return Object.entries(m ?? {}).map(([name, v]) => ({ name, value: v.plain ?? '', secretRef: v.secretRef ?? '' }));
+}
+
+function fromRows(rows: KV[]): Record<string, Value> | undefined {
+  const out: Record<string, Value> = {};
+  for (const r of rows) {
+    const name = r.name.trim();
+    if (!name) continue;
+    out[name] = r.secretRef && r.value === '' ? { secretRef: r.secretRef } : { plain: r.value };
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+export function emptyForm(): ServerForm {
+  return {
+    id: '',
+    name: '',
+    transport: 'stdio',
+    command: '',
+    args: '',
+    cwd: '',
+    env: [],
+    url: '',
+    headers: [],
+    enabled: true,
+    timeout: '',
+    clientId: '',
+    scopes: '',
+    rest: {},
+  };
+}
+
+export function configToForm(c: ServerConfig): ServerForm {
+  const { id, name, transport, command, args, cwd, env, url, headers, enabled, callTimeout, auth, ...rest } = c;
+  return {
+    id,
+    name,
+    transport,
+    command: command ?? '',
+    args: (args ?? []).join('\n'),
+    cwd: cwd ?? '',
+    env: toRows(env),
+    url: url ?? '',
+    headers: toRows(headers),
+    enabled,
+    timeout: callTimeout ? String(callTimeout / 1e9) : '',
+    clientId: auth?.clientId ?? '',
+    scopes: (auth?.scopes ?? []).join(' '),
+    rest: { ...rest, auth },
+  };
+}
+
+export function formToConfig(f: ServerForm): ServerConfig {
+  const { auth: oldAuth, ...rest } = f.rest;
+  const cfg: ServerConfig = { ...rest, id: f.id.trim(), name: f.name.trim(), transport: f.transport, enabled: f.enabled };
+  if (f.transport === 'stdio') {
+    cfg.command = f.command.trim();
+    const args = f.args.split('\n').filter((a) => a.trim() !== '');
+    if (args.length) cfg.args = args;
+    if (f.cwd.trim()) cfg.cwd = f.cwd.trim();
+    const env = fromRows(f.env);
+    if (env) cfg.env = env;
+  } else {
+    cfg.url = f.url.trim();
+    const headers = fromRows(f.headers);
+    if (headers) cfg.headers = headers;
+    const scopes = f.scopes.split(/\s+/).filter(Boolean);
+    if (f.clientId.trim() || scopes.length || oldAuth) {
+      cfg.auth = { ...oldAuth, clientId: f.clientId.trim() || undefined, scopes: scopes.length ? scopes : undefined };
+    }
+  }
+  const secs = Number(f.timeout);
+  if (f.timeout.trim() && Number.isFinite(secs) && secs > 0) cfg.callTimeout = Math.round(secs * 1e9);
+  return cfg;
+}
+
+/** A server id from a display name: lowercase, [a-z0-9_-], at most 32. */
+export function idFromName(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+|[-_]+$/g, '')
+    .slice(0, 32);
+}

@@ -1,0 +1,136 @@
+// Stores is the root of every store: it creates them over one Backend,
+// starts their event subscriptions, and loads the first data. Components get
+// it from the Svelte context (useStores).
+import { getContext, setContext } from 'svelte';
+import { errorMessage, type Backend } from '../backend';
+import type { Schedule } from '../frame';
+import { AppStore } from './app.svelte';
+import { ApprovalsStore } from './approvals.svelte';
+import { ChatStore } from './chat.svelte';
+import { ConversationsStore } from './conversations.svelte';
+import { ProvidersStore } from './providers.svelte';
+import { ServersStore } from './servers.svelte';
+import { SettingsStore } from './settings.svelte';
+import { UiStore } from './ui.svelte';
+
+export class Stores {
+  readonly backend: Backend;
+  readonly app: AppStore;
+  readonly settings: SettingsStore;
+  readonly providers: ProvidersStore;
+  readonly conversations: ConversationsStore;
+  readonly approvals: ApprovalsStore;
+  readonly chat: ChatStore;
+  readonly servers: ServersStore;
+  readonly ui = new UiStore();
+  #needsSetup = $state(false);
+  #notice = $state('');
+  #started = $state(false);
+
+  constructor(backend: Backend, opts: { schedule?: Schedule } = {}) {
+    this.backend = backend;
+    this.app = new AppStore(backend);
+    this.settings = new SettingsStore(backend);
+    this.providers = new ProvidersStore(backend);
+    this.conversations = new ConversationsStore(backend);
+    this.approvals = new ApprovalsStore(backend);
+    this.servers = new ServersStore(backend);
+    this.chat = new ChatStore(backend, this.conversations, {
+      schedule: opts.schedule,
+      isApprovalPending: (id) => this.approvals.isPending(id),
+    });
+  }
+
+  /** True when the app started with no provider: the first-start setup shows until it ends. */
+  get needsSetup(): boolean {
+    return this.#needsSetup;
+  }
+
+  /** True once the first data is loaded (or failed to load). */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** A short message for the user (e.g. a link that could not open). */
+  get notice(): string {
+    return this.#notice;
+  }
+
+  /** Subscribes to events, then loads everything the app shows. */
+  async start(): Promise<void> {
+    this.approvals.start();
+    this.servers.start();
+    this.chat.start();
+    await this.app.load();
+    if (this.app.state !== 'ready' || this.app.fatal) return;
+    await Promise.all([
+      this.settings.load(),
+      this.providers.load(),
+      this.conversations.load(),
+      this.approvals.load(),
+      this.servers.load(),
+    ]);
+    this.#needsSetup = this.providers.providers.length === 0;
+    this.openNewChat();
+    this.#started = true;
+  }
+
+  /** Opens an empty chat with the default provider and its default model. */
+  openNewChat(): void {
+    const { providerId, model } = this.defaultModel();
+    this.chat.openDraft(providerId, model);
+    this.ui.show('chat');
+  }
+
+  defaultModel(): { providerId: string; model: string } {
+    const list = this.providers.providers;
+    const p = list.find((x) => x.id === this.settings.settings?.defaultProviderId) ?? list[0];
+    return { providerId: p?.id ?? '', model: p?.defaultModel ?? '' };
+  }
+
+  /** Ends the first-start setup with a working provider and an empty chat. */
+  async finishSetup(providerId: string): Promise<void> {
+    await this.settings.save({ defaultProviderId: providerId });
+    this.#needsSetup = false;
+    this.openNewChat();
+  }
+
+  /** Leaves the setup without a provider (Settings explains what is missing). */
+  skipSetup(): void {
+    this.#needsSetup = false;
+    this.ui.showSettings('providers');
+  }
+
+  /** Opens a link in the system browser. */
+  async openURL(url: string): Promise<void> {
+    try {
+      await this.backend.openURL(url);
+    } catch (e) {
+      this.#notice = `Could not open ${url}: ${errorMessage(e)}`;
+    }
+  }
+
+  dismissNotice(): void {
+    this.#notice = '';
+  }
+
+  dispose(): void {
+    this.approvals.dispose();
+    this.servers.dispose();
+    this.chat.dispose();
+    this.conversations.dispose();
+  }
+}
+
+/** The context key of the Stores (tests mount components with it). */
+export const STORES = Symbol('stores');
+
+export function provideStores(s: Stores): void {
+  setContext(STORES, s);
+}
+
+export function useStores(): Stores {
+  const s = getContext<Stores | undefined>(STORES);
+  if (!s) throw new Error('useStores outside of App');
+  return s;
+}
