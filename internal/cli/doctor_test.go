@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDoctorVerdicts is the issue's check: one good, one missing-command
+// and one crashing server each get the right verdict, and doctor exits
+// non-zero.
+func TestDoctorVerdicts(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	mods := filepath.Join(root, "test", "node", "node_modules")
+	memory := filepath.Join(mods, ".bin", "mcp-server-memory")
+	if _, err := os.Stat(memory); err != nil {
+		if os.Getenv("SWITCHBOARD_REQUIRE_NODE_SERVERS") == "1" {
+			t.Fatal("real MCP servers not installed (make test installs them)")
+		}
+		t.Skip("real MCP servers not installed; run npm ci in test/node")
+	}
+	t.Setenv("PATH", filepath.Join(mods, ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers": {
+		"good": {"command": "mcp-server-memory", "env": {"MEMORY_FILE_PATH": "`+filepath.Join(dir, "mem.json")+`"}},
+		"ghost": {"command": "no-such-mcp-server-xyz"},
+		"crasher": {"command": "node", "args": ["-e", "console.error('fatal: cannot read /etc/crasher.toml'); process.exit(3)"]}
+	}}`), 0o600)
+	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ := run(t, dir, "", "doctor")
+	if code == 0 {
+		t.Errorf("doctor exited 0 with two broken servers:\n%s", out)
+	}
+	for _, want := range []string{
+		"ok    server good connected",
+		"FAIL  server ghost no-such-mcp-server-xyz not found on PATH",
+		"FAIL  server crasher the server exited during startup with exit status 3",
+		"stderr | fatal: cannot read /etc/crasher.toml",
+		"ok    database",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}
