@@ -94,8 +94,11 @@ conformance: test/node/node_modules/.package-lock.json
 e2e: e2e-window e2e-browser
 
 ## e2e-window: the real release binary in a real window under Xvfb
-e2e-window: build
+e2e-window: build build/bin/fakeprovider
 	test/e2e/window.sh
+
+build/bin/fakeprovider: $(GO_SOURCES)
+	$(GO) build -o $@ ./test/fakeprovider
 
 ## e2e-browser: the real backend (-tags dev) serving the real frontend to Chromium
 e2e-browser: build-dev

@@ -5,16 +5,22 @@ import (
 	"unicode"
 )
 
+// markdownMarks are removed from titles: they would show as raw symbols.
+var markdownMarks = strings.NewReplacer("**", "", "__", "", "`", "", "~~", "")
+
 // TitleLength is the most characters of a title made from a message.
 const TitleLength = 60
 
 // Title makes a conversation title from the first user message: its first
 // non-empty line with spaces collapsed, cut at a word boundary to at most
-// TitleLength characters (an ellipsis marks the cut). No model is asked, so
+// TitleLength characters (an ellipsis marks the cut), without markdown
+// emphasis, code marks and heading or quote markers. No model is asked, so
 // it is instant and the same for the same text.
 func Title(text string) string {
 	var line string
 	for l := range strings.Lines(text) {
+		l = markdownMarks.Replace(l)
+		l = strings.TrimLeft(strings.TrimSpace(l), "#> ")
 		if line = strings.Join(strings.Fields(l), " "); line != "" {
 			break
 		}

@@ -93,3 +93,24 @@ func TestServersImportReportsAndRefusesGarbage(t *testing.T) {
 		t.Fatalf("list: exit %d; stdout %q", code, stdout)
 	}
 }
+
+func TestProvidersAddTestList(t *testing.T) {
+	srv := llmtest.NewServer(t, &llmtest.Options{APIKey: "sk-good"})
+	dir := t.TempDir()
+	if code, _, errOut := run(t, dir, "sk-good\n", "providers", "add", "-id", "local", "-preset", "custom", "-base-url", srv.URL, "-model", "m1", "-key-stdin"); code != 0 {
+		t.Fatalf("add: exit %d: %s", code, errOut)
+	}
+	// The keyring is not reachable in this test: the key lived for that
+	// command only, so the test now says exactly what is wrong.
+	code, out, _ := run(t, dir, "", "providers", "test", "local")
+	if code != 1 || !strings.Contains(strings.ToLower(out), "key") {
+		t.Errorf("test without the key: exit %d: %s", code, out)
+	}
+	code, out, _ = run(t, dir, "", "providers", "list")
+	if code != 0 || !strings.Contains(out, "local") || !strings.Contains(out, srv.URL) {
+		t.Errorf("list: exit %d: %s", code, out)
+	}
+	if code, _, _ := run(t, dir, "", "providers", "remove", "local"); code != 0 {
+		t.Errorf("remove failed")
+	}
+}

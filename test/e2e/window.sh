@@ -82,5 +82,41 @@ wait "$app" 2>/dev/null || true
 doctor=$("$bin" doctor 2>&1 || true)
 check "database intact after SIGKILL" grep -q "integrity ok" <<<"$doctor"
 
+# The main screens in light and dark, in a fresh data directory with a
+# provider (the fake one) and a conversation made headless by `ask`.
+export SWITCHBOARD_DATA_DIR="$tmp/screens"
+fake="$root/build/bin/fakeprovider"
+if [ -x "$fake" ]; then
+	"$fake" -addr 127.0.0.1:0 >"$tmp/fake.out" 2>&1 &
+	disown
+	pids+=("$!")
+	for _ in $(seq 1 50); do [ -s "$tmp/fake.out" ] && break; sleep 0.1; done
+	url=$(head -n1 "$tmp/fake.out")
+	"$bin" providers add -id fake -preset custom -base-url "$url" -model fake-model >/dev/null
+	"$bin" ask --provider fake --wait-servers 1s "Which planets have rings? Answer with a **table**." >/dev/null 2>&1 || true
+	for theme in light dark; do
+		if [ "$theme" = dark ]; then export GTK_THEME=Adwaita:dark; else export GTK_THEME=Adwaita; fi
+		start "$theme"
+		# Open the conversation: the first row of the sidebar.
+		xdotool mousemove --window "$wid" 120 229 click 1 mousemove --window "$wid" 760 520
+		shot="$out/window-chat-$theme.png"
+		dev=0
+		for _ in $(seq 1 40); do
+			sleep 0.5
+			import -window root "$shot"
+			dev=$(convert "$shot" -format '%[fx:standard_deviation]' info:)
+			awk -v d="$dev" 'BEGIN { exit !(d > 0.05) }' && break
+		done
+		sleep 1
+		import -window root "$shot"
+		check "chat screen in $theme rendered ($shot)" awk -v d="$dev" 'BEGIN { exit !(d > 0.05) }'
+		kill "$app"
+		wait "$app" 2>/dev/null || true
+	done
+	unset GTK_THEME
+else
+	echo "skip main-screen screenshots: $fake not built (make e2e-window builds it)"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
