@@ -2,6 +2,10 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';
 import { hasWails, wails, type Backend } from './lib/backend';
+import { applyTheme } from './lib/stores/settings.svelte';
+
+// Follow the OS theme until the saved setting is loaded: no flash.
+applyTheme('system');
 
 async function backend(): Promise<Backend> {
   // `npm run dev` in a plain browser: sample data instead of Go.

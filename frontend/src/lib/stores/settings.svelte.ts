@@ -1,9 +1,26 @@
 // SettingsStore holds the app settings and applies the theme to <html>.
 import { errorMessage, type Backend, type Settings, type Theme } from '../backend';
 
-/** Sets data-theme on <html>; app.css picks the colours from it. */
+let followSystem: (() => void) | null = null;
+
+/**
+ * Sets data-theme on <html> to "light" or "dark"; app.css picks the colours
+ * from it. "system" follows the OS preference, live.
+ */
 export function applyTheme(theme: Theme, root: HTMLElement = document.documentElement): void {
-  root.dataset.theme = theme;
+  followSystem?.();
+  followSystem = null;
+  if (theme !== 'system') {
+    root.dataset.theme = theme;
+    return;
+  }
+  const mq = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+  const set = () => {
+    root.dataset.theme = mq?.matches ? 'dark' : 'light';
+  };
+  set();
+  mq?.addEventListener('change', set);
+  followSystem = () => mq?.removeEventListener('change', set);
 }
 
 export class SettingsStore {
