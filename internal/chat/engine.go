@@ -84,8 +84,8 @@ type Engine struct {
 	opts Options
 	// limits holds the settings the user can change while the app runs.
 	limits atomic.Pointer[Limits]
-	log  *slog.Logger
-	emit Emitter
+	log    *slog.Logger
+	emit   Emitter
 
 	root       context.Context // parent of async runs; cancelled by Close
 	cancelRoot context.CancelFunc

@@ -111,4 +111,3 @@ func runProviders(ctx context.Context, env *Env, args []string) int {
 	fmt.Fprintf(env.Stderr, "switchboard providers: unknown subcommand %q (list, add, test ID, remove ID)\n", args[0])
 	return 2
 }
-

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -26,7 +27,16 @@ type authorizer struct {
 	log   *slog.Logger
 
 	mu          sync.Mutex
-	interactive map[string]bool
+	interactive map[string]*signIn // server ID -> the user's Authorize in progress
+}
+
+// A signIn is one Authorize: the interaction every request of its
+// connection shares (so a refusal is not asked again), and the error that
+// ended the sign-in, if any.
+type signIn struct {
+	ctx context.Context // carries oauth.WithInteractive
+	mu  sync.Mutex
+	err error
 }
 
 func newAuthorizer(s secrets.Store, open oauth.Opener, log *slog.Logger) *authorizer {
@@ -34,29 +44,64 @@ func newAuthorizer(s secrets.Store, open oauth.Opener, log *slog.Logger) *author
 		log:         log,
 		store:       oauth.NewStore(s, func(err error) bool { return errors.Is(err, secrets.ErrNotFound) }),
 		open:        open,
-		interactive: map[string]bool{},
+		interactive: map[string]*signIn{},
 	}
 }
 
 func (a *authorizer) handler(cfg serverconf.Config) auth.OAuthHandler {
-	a.mu.Lock()
-	interactive := a.interactive[cfg.ID]
-	a.mu.Unlock()
-	h, err := oauth.NewHandler(cfg.ID, cfg.Auth, oauth.Options{Store: a.store, Interactive: interactive, Open: a.open, Logger: a.log})
+	h, err := oauth.NewHandler(cfg.ID, cfg.Auth, oauth.Options{Store: a.store, Open: a.open, Logger: a.log})
 	if err != nil {
 		// Without a handler the server reports needs-auth on a 401.
 		a.log.Error("building the OAuth handler", "server", cfg.ID, "err", err)
 		return nil
 	}
-	return h
+	return &gatedHandler{OAuthHandler: h, a: a, id: cfg.ID}
+}
+
+// A gatedHandler may open the browser only while the user's Authorize for
+// its server is in progress, whenever its session started.
+type gatedHandler struct {
+	auth.OAuthHandler
+	a  *authorizer
+	id string
+}
+
+func (h *gatedHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	h.a.mu.Lock()
+	in := h.a.interactive[h.id]
+	h.a.mu.Unlock()
+	if in == nil {
+		return h.OAuthHandler.Authorize(ctx, req, resp)
+	}
+	err := h.OAuthHandler.Authorize(valuesFrom{ctx, in.ctx}, req, resp)
+	if err != nil {
+		in.mu.Lock()
+		in.err = err
+		in.mu.Unlock()
+	}
+	return err
+}
+
+// valuesFrom is ctx with the values of values.
+type valuesFrom struct {
+	context.Context
+	values context.Context
+}
+
+func (c valuesFrom) Value(key any) any {
+	if v := c.values.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
 }
 
 // Authorize signs in to a remote server through the system browser and
 // connects it. It returns when the server is connected, or with why not.
 func (s *Services) Authorize(ctx context.Context, serverID string) error {
 	a := s.auth
+	in := &signIn{ctx: oauth.WithInteractive(context.Background())}
 	a.mu.Lock()
-	a.interactive[serverID] = true
+	a.interactive[serverID] = in
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
@@ -79,6 +124,12 @@ func (s *Services) Authorize(ctx context.Context, serverID string) error {
 		case mcpconn.StateConnected:
 			return nil
 		case mcpconn.StateNeedsAuth, mcpconn.StateFailed, mcpconn.StateDisconnected:
+			in.mu.Lock()
+			err := in.err
+			in.mu.Unlock()
+			if err != nil {
+				return fmt.Errorf("authorizing %s: %w", serverID, err)
+			}
 			return fmt.Errorf("authorizing %s: %s", serverID, st.Reason)
 		}
 		select {
@@ -98,8 +149,13 @@ func (s *Services) CancelAuthorize(serverID string) error {
 // SignOut forgets a server's tokens and registered client and reconnects
 // it (it then needs authorization again).
 func (s *Services) SignOut(serverID string) error {
+	// The session stops first: closing it may refresh the token, which
+	// would save it again.
+	if err := s.Manager.Disconnect(serverID); err != nil {
+		return err
+	}
 	if err := s.auth.store.SignOut(serverID); err != nil {
 		return err
 	}
-	return s.Manager.Restart(serverID)
+	return s.Manager.Connect(serverID)
 }

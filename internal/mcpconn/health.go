@@ -35,6 +35,10 @@ func (s *server) serve(ctx context.Context, sess *session) error {
 				return nil
 			case sess.ended():
 				return sess.endErr
+			case sess.rec != nil && sess.rec.needsAuth() != 0:
+				// The SDK turns a refused authorization into a JSON-RPC
+				// error, which ping takes for an answer.
+				return ErrNeedsAuth
 			case err != nil:
 				failures++
 				if failures >= o.PingFailures {

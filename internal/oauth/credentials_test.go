@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchboard-app/switchboard/internal/oauth/oauthtest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -85,12 +86,9 @@ func TestClientCredentials(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			as := newTestAS(t)
-			as.ccClientID, as.ccSecret, as.ccKey = "svc-client", tt.secret, tt.publicKey
-			if tt.methods != nil {
-				as.authMethods = tt.methods
-			}
-			endpoint := newProtectedMCPServer(t, as)
+			as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{
+				ClientID: "svc-client", ClientSecret: tt.secret, ClientKey: tt.publicKey, AuthMethods: tt.methods})
+			endpoint := oauthtest.NewProtectedMCP(t, as)
 			secrets := newMemSecrets()
 			secrets.Set("cs", tt.secret)
 			secrets.Set("pk", tt.key)
@@ -107,10 +105,7 @@ func TestClientCredentials(t *testing.T) {
 			if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
 				t.Fatal(err)
 			}
-			as.mu.Lock()
-			seen := as.ccAuthSeen
-			as.mu.Unlock()
-			if diff := cmp.Diff(tt.wantSeen, seen); diff != "" {
+			if diff := cmp.Diff(tt.wantSeen, as.ClientAuth()); diff != "" {
 				t.Errorf("client authentication seen (-want +got):\n%s", diff)
 			}
 		})
@@ -122,10 +117,9 @@ func TestClientCredentialsRenewAfterContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as := newTestAS(t)
-	as.ccClientID, as.ccKey = "svc", &key.PublicKey
-	as.ttl = 5 * time.Second // inside oauth2's expiry margin: every use fetches a new token
-	endpoint := newProtectedMCPServer(t, as)
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{ClientID: "svc", ClientKey: &key.PublicKey,
+		TokenLifetime: 5 * time.Second}) // inside oauth2's expiry margin: every use fetches a new token
+	endpoint := oauthtest.NewProtectedMCP(t, as)
 	secrets := newMemSecrets()
 	secrets.Set("pk", pemKey(t, key, "PRIVATE KEY"))
 	cfg := &serverconf.Auth{Grant: serverconf.GrantClientCredentials, ClientID: "svc", PrivateKeyRef: "pk"}
@@ -141,18 +135,14 @@ func TestClientCredentialsRenewAfterContextEnds(t *testing.T) {
 	if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
 		t.Fatalf("after the first context ended: %v", err)
 	}
-	as.mu.Lock()
-	n := len(as.ccAuthSeen)
-	as.mu.Unlock()
-	if n < 3 {
+	if n := len(as.ClientAuth()); n < 3 {
 		t.Errorf("%d token requests; want a new assertion for each expired token", n)
 	}
 }
 
 func TestClientCredentialsRejected(t *testing.T) {
-	as := newTestAS(t)
-	as.ccClientID, as.ccSecret = "svc", "right"
-	endpoint := newProtectedMCPServer(t, as)
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{ClientID: "svc", ClientSecret: "right"})
+	endpoint := oauthtest.NewProtectedMCP(t, as)
 	secrets := newMemSecrets()
 	secrets.Set("cs", "wrong")
 	cfg := &serverconf.Auth{Grant: serverconf.GrantClientCredentials, ClientID: "svc", ClientSecretRef: "cs"}

@@ -5,23 +5,41 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-app/switchboard/internal/oauth/oauthtest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
-// countingOpener follows redirects like a browser that approves at once,
-// and counts how often it was asked.
-type countingOpener struct{ n atomic.Int32 }
+// approvingBrowser is a browser whose user approves every sign-in at once.
+func approvingBrowser() *oauthtest.Browser {
+	return &oauthtest.Browser{Follow: FollowRedirects(nil)}
+}
 
-func (o *countingOpener) open(ctx context.Context, u string) error {
-	o.n.Add(1)
-	return FollowRedirects(nil)(ctx, u)
+// connectAndEcho connects to endpoint through h and calls echo.
+func connectAndEcho(ctx context.Context, endpoint string, h auth.OAuthHandler) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "switchboard-test", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, OAuthHandler: h, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil {
+		return err
+	}
+	if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hi" {
+		return fmt.Errorf("echo returned %+v", res.Content)
+	}
+	return nil
 }
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -61,13 +79,13 @@ func expireStoredToken(t *testing.T, secrets *memSecrets, serverID string) store
 }
 
 func TestEndToEndSignInReuseRefresh(t *testing.T) {
-	as := newTestAS(t)
-	endpoint := newProtectedMCPServer(t, as)
+	as := oauthtest.NewAuthServer(t, nil)
+	endpoint := oauthtest.NewProtectedMCP(t, as)
 	secrets := newMemSecrets()
 	store := NewStore(secrets, nil)
-	opener := &countingOpener{}
+	opener := approvingBrowser()
 	logs := &syncBuffer{}
-	opts := Options{Store: store, Open: opener.open, Logger: slog.New(slog.NewTextHandler(logs, nil)), CallbackTimeout: 30 * time.Second}
+	opts := Options{Store: store, Open: opener.Open, Logger: slog.New(slog.NewTextHandler(logs, nil)), CallbackTimeout: 30 * time.Second}
 	const id = "notes"
 	ctx := t.Context()
 
@@ -84,7 +102,7 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 	if err := connectAndEcho(ctx, endpoint, newHandler(opts)); !errors.Is(err, ErrNeedsAuth) {
 		t.Fatalf("connect without sign-in: %v, want ErrNeedsAuth", err)
 	}
-	if n := opener.n.Load(); n != 0 {
+	if n := len(opener.Opened()); n != 0 {
 		t.Fatalf("opener called %d times without an interactive context", n)
 	}
 
@@ -93,8 +111,8 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 	if err := connectAndEcho(WithInteractive(ctx), endpoint, newHandler(opts)); err != nil {
 		t.Fatalf("interactive sign-in: %v", err)
 	}
-	if reg, authz, _ := as.counts(); reg != 1 || authz != 1 || opener.n.Load() != 1 {
-		t.Fatalf("registrations %d, authorizations %d, browser opened %d times; want 1, 1, 1", reg, authz, opener.n.Load())
+	if c := as.Counts(); c.Registrations != 1 || c.Authorizations != 1 || len(opener.Opened()) != 1 {
+		t.Fatalf("%+v, browser opened %d times; want 1 registration, 1 authorization, 1 browser", c, len(opener.Opened()))
 	}
 	if !secrets.has(TokenKey(id)) || !secrets.has(ClientKey(id)) {
 		t.Fatalf("token or client not stored:\n%s", secrets.all())
@@ -107,19 +125,19 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 	if err := connectAndEcho(ctx, endpoint, newHandler(opts)); err != nil {
 		t.Fatalf("connect with the stored token: %v", err)
 	}
-	if reg, authz, refreshes := as.counts(); reg != 1 || authz != 1 || refreshes != 0 || opener.n.Load() != 1 {
-		t.Fatalf("after restart: registrations %d, authorizations %d, refreshes %d, browser %d", reg, authz, refreshes, opener.n.Load())
+	if c := as.Counts(); c != (oauthtest.Counts{Registrations: 1, Authorizations: 1}) || len(opener.Opened()) != 1 {
+		t.Fatalf("after restart: %+v, browser %d", c, len(opener.Opened()))
 	}
 
 	// A day later: the access token has expired; it is refreshed silently
 	// and the new one is saved.
-	as.expireAccessTokens()
+	as.ExpireAccessTokens()
 	old := expireStoredToken(t, secrets, id)
 	if err := connectAndEcho(ctx, endpoint, newHandler(opts)); err != nil {
 		t.Fatalf("connect with an expired token: %v", err)
 	}
-	if _, authz, refreshes := as.counts(); authz != 1 || refreshes != 1 || opener.n.Load() != 1 {
-		t.Fatalf("after expiry: authorizations %d, refreshes %d, browser %d; want 1, 1, 1", authz, refreshes, opener.n.Load())
+	if c := as.Counts(); c.Authorizations != 1 || c.Refreshes != 1 || len(opener.Opened()) != 1 {
+		t.Fatalf("after expiry: %+v, browser %d; want 1 authorization, 1 refresh, 1 browser", c, len(opener.Opened()))
 	}
 	var saved storedToken
 	raw, _ := secrets.Get(TokenKey(id))
@@ -130,8 +148,8 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 
 	// The grant is revoked: the refresh is refused, the token forgotten,
 	// and the connection manager is told a sign-in is needed.
-	as.expireAccessTokens()
-	as.revokeRefreshTokens()
+	as.ExpireAccessTokens()
+	as.RevokeRefreshTokens()
 	expireStoredToken(t, secrets, id)
 	if err := connectAndEcho(ctx, endpoint, newHandler(opts)); !errors.Is(err, ErrNeedsAuth) {
 		t.Fatalf("connect after the refresh was refused: %v, want ErrNeedsAuth", err)
@@ -148,8 +166,8 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 	if err := connectAndEcho(WithInteractive(ctx), endpoint, newHandler(opts)); err != nil {
 		t.Fatalf("second sign-in: %v", err)
 	}
-	if reg, authz, _ := as.counts(); reg != 1 || authz != 2 {
-		t.Errorf("second sign-in: registrations %d, authorizations %d; want 1, 2", reg, authz)
+	if c := as.Counts(); c.Registrations != 1 || c.Authorizations != 2 {
+		t.Errorf("second sign-in: %+v; want 1 registration, 2 authorizations", c)
 	}
 
 	// Sign out forgets both.
@@ -164,11 +182,8 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 	}
 
 	// No token ever reaches the log.
-	as.mu.Lock()
-	issued := append([]string(nil), as.issued...)
-	as.mu.Unlock()
 	out := logs.String()
-	for _, tok := range issued {
+	for _, tok := range as.Issued() {
 		if strings.Contains(out, tok) {
 			t.Errorf("token %s… in the log", tok[:6])
 		}
@@ -179,12 +194,10 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 }
 
 func TestRefreshDuringSession(t *testing.T) {
-	as := newTestAS(t)
-	as.ttl = 5 * time.Second // inside oauth2's expiry margin: every use refreshes
-	endpoint := newProtectedMCPServer(t, as)
-	secrets := newMemSecrets()
-	opener := &countingOpener{}
-	h, err := NewHandler("s", nil, Options{Store: NewStore(secrets, nil), Open: opener.open, Interactive: true})
+	// A lifetime inside oauth2's expiry margin: every use refreshes.
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{TokenLifetime: 5 * time.Second})
+	endpoint := oauthtest.NewProtectedMCP(t, as)
+	h, err := NewHandler("s", nil, Options{Store: NewStore(newMemSecrets(), nil), Open: FollowRedirects(nil), Interactive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,17 +211,16 @@ func TestRefreshDuringSession(t *testing.T) {
 	if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
 		t.Fatalf("second session on the same handler: %v", err)
 	}
-	if _, authz, refreshes := as.counts(); authz != 1 || refreshes == 0 {
-		t.Errorf("authorizations %d, refreshes %d; want 1 and some", authz, refreshes)
+	if c := as.Counts(); c.Authorizations != 1 || c.Refreshes == 0 {
+		t.Errorf("%+v; want 1 authorization and some refreshes", c)
 	}
 }
 
 func TestAccessDenied(t *testing.T) {
-	as := newTestAS(t)
-	as.deny = true
-	endpoint := newProtectedMCPServer(t, as)
-	opener := &countingOpener{}
-	h, err := NewHandler("s", nil, Options{Store: NewStore(newMemSecrets(), nil), Open: opener.open})
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{Deny: true})
+	endpoint := oauthtest.NewProtectedMCP(t, as)
+	opener := approvingBrowser()
+	h, err := NewHandler("s", nil, Options{Store: NewStore(newMemSecrets(), nil), Open: opener.Open})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,31 +233,31 @@ func TestAccessDenied(t *testing.T) {
 	}
 	// The SDK tries server/discover and then initialize; the user who said
 	// no is not asked twice.
-	if n := opener.n.Load(); n != 1 {
+	if n := len(opener.Opened()); n != 1 {
 		t.Errorf("browser opened %d times, want 1", n)
 	}
 }
 
 func TestInteractiveOption(t *testing.T) {
-	as := newTestAS(t)
-	endpoint := newProtectedMCPServer(t, as)
-	opener := &countingOpener{}
-	h, err := NewHandler("s", nil, Options{Store: NewStore(newMemSecrets(), nil), Open: opener.open, Interactive: true})
+	as := oauthtest.NewAuthServer(t, nil)
+	endpoint := oauthtest.NewProtectedMCP(t, as)
+	opener := approvingBrowser()
+	h, err := NewHandler("s", nil, Options{Store: NewStore(newMemSecrets(), nil), Open: opener.Open, Interactive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
 		t.Fatalf("Interactive handler without WithInteractive: %v", err)
 	}
-	if n := opener.n.Load(); n != 1 {
+	if n := len(opener.Opened()); n != 1 {
 		t.Errorf("browser opened %d times, want 1", n)
 	}
 }
 
 func TestPreregisteredClient(t *testing.T) {
-	as := newTestAS(t)
-	endpoint := newProtectedMCPServer(t, as)
-	as.clients["desktop-app"] = nil // any redirect URI is refused...
+	as := oauthtest.NewAuthServer(t, nil)
+	endpoint := oauthtest.NewProtectedMCP(t, as)
+	as.AddClient("desktop-app", nil) // any redirect URI is refused...
 	secrets := newMemSecrets()
 	store := NewStore(secrets, nil)
 	cfg := &serverconf.Auth{ClientID: "desktop-app", Scopes: []string{"mcp"}}
@@ -257,8 +269,8 @@ func TestPreregisteredClient(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "redirect_uri not registered") {
 		t.Fatalf("err = %v, want the server's refusal of the redirect URI", err)
 	}
-	if reg, _, _ := as.counts(); reg != 0 {
-		t.Errorf("a pre-registered client was registered again (%d)", reg)
+	if n := as.Counts().Registrations; n != 0 {
+		t.Errorf("a pre-registered client was registered again (%d)", n)
 	}
 	if secrets.has(ClientKey("s")) {
 		t.Error("a pre-registered client was stored")
