@@ -53,7 +53,8 @@ func TestTitle(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Hello there", "Hello there"},
 		{"Show me a **markdown** table of `planets`", "Show me a markdown table of planets"},
-		{"# Plan for __today__", "Plan for today"},
+		{"# Plan for **today**", "Plan for today"},
+		{"use tool everything__echo", "use tool everything__echo"},
 		{"\n\n   spaced    out   \nsecond line", "spaced out"},
 		{"", ""},
 		{"The quick brown fox jumps over the lazy dog and keeps running far away", "The quick brown fox jumps over the lazy dog and keeps…"},

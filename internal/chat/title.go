@@ -6,7 +6,7 @@ import (
 )
 
 // markdownMarks are removed from titles: they would show as raw symbols.
-var markdownMarks = strings.NewReplacer("**", "", "__", "", "`", "", "~~", "")
+var markdownMarks = strings.NewReplacer("**", "", "`", "", "~~", "") // not "__": it is in identifiers (everything__echo)
 
 // TitleLength is the most characters of a title made from a message.
 const TitleLength = 60
