@@ -101,7 +101,7 @@ build/bin/fakeprovider: $(GO_SOURCES)
 	$(GO) build -o $@ ./test/fakeprovider
 
 ## e2e-browser: the real backend (-tags dev) serving the real frontend to Chromium
-e2e-browser: build-dev
+e2e-browser: build-dev build/bin/fakeprovider test/node/node_modules/.package-lock.json
 	cd frontend && $(NODE_PATH_PREFIX) node e2e/run.mjs
 
 ## fuzz: each fuzz target for longer (FUZZTIME, default 60s)

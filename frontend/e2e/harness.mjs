@@ -35,7 +35,11 @@ async function waitForPort(port, proc, ms = 90_000) {
   throw new Error(`backend did not listen on ${port} within ${ms} ms`);
 }
 
-/** Starts the backend; returns {url, dataDir, stop, logs()}. */
+/**
+ * Starts the backend; returns {url, dataDir, stop, logs()}. E2E_ASSETDIR, if
+ * set, serves another build of the frontend (to try a fix without touching
+ * frontend/dist).
+ */
 export async function startBackend({ env = {} } = {}) {
   const tmp = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
   const dataDir = join(tmp, 'data');
@@ -44,7 +48,7 @@ export async function startBackend({ env = {} } = {}) {
   const bin = join(root, 'build/bin/switchboard-dev');
   let out = '';
   const proc = spawn('xvfb-run', ['-a', '-s', '-screen 0 1280x800x24 -nolisten tcp', bin,
-    '-devserver', `127.0.0.1:${port}`, '-assetdir', join(root, 'frontend/dist'), '-loglevel', 'Warning'], {
+    '-devserver', `127.0.0.1:${port}`, '-assetdir', process.env.E2E_ASSETDIR || join(root, 'frontend/dist'), '-loglevel', 'Warning'], {
     env: {
       ...process.env,
       SWITCHBOARD_DATA_DIR: dataDir,

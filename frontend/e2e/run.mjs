@@ -1,42 +1,416 @@
-// End-to-end tests: the real Go backend and the real frontend in Chromium.
+// End-to-end tests: the real Go backend and the real frontend in Chromium,
+// a fake OpenAI-compatible provider (build/bin/fakeprovider) and real MCP
+// servers (test/node). One backend serves every test; each test opens a
+// fresh page, and the ones about approvals first reset the approval policy.
+// The tests run in order: the first-start ones need a backend with no
+// provider yet; later ones add it themselves when run alone.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchBrowser, resultsDir, startBackend, suite } from './harness.mjs';
+import {
+  WAIT, approvalModal, armedModal, denyPending, bound, countModals, ensureEverything, ensureProvider, everythingBin, node22, nodeBin, openApp,
+  resetPolicy, send, setTheme, startFakeProvider, turnDone, until, waitAttr, waitText,
+} from './helpers.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
 
-const backend = await startBackend();
+// Paced, so a reply streams over several frames (an echo of ten words takes
+// about 0.4 s).
+const fake = await startFakeProvider(['-tps', '25']);
+const backend = await startBackend({ env: { PATH: `${nodeBin}:${process.env.PATH}` } });
 const browser = await launchBrowser();
+const shot = (page, name) => page.screenshot({ path: join(resultsDir, `${name}.png`) });
+
+/** A fresh page on the app; the caller closes it. */
+const open = (size) => openApp(browser, backend.url, size);
+
+/** Runs fn with a fresh page, closing it afterwards. */
+async function withPage(fn, size) {
+  const page = await open(size);
+  try {
+    await fn(page);
+    page.checkErrors();
+  } finally {
+    // A failed test may leave a call waiting; it would block the next page.
+    await denyPending(page).catch(() => {});
+    await page.close();
+  }
+}
+
+/** A page with a provider, the everything server connected and no grants or yolo. */
+async function toolPage(fn) {
+  await withPage(async (page) => {
+    await ensureProvider(page, fake.url);
+    await ensureEverything(page);
+    await resetPolicy(page);
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor({ timeout: WAIT });
+    await fn(page);
+  });
+}
+
+/** The card of a call of tool (the server's name for it, or the exposed everything__ one). */
+const card = (page, tool) => page.locator(`[data-testid=toolcall][data-tool$="${tool.replace(/^everything__/, '')}"]`);
+
+/** Opens the Result disclosure of a card and returns the result's text. */
+async function resultText(c) {
+  await c.locator('details.res > summary').click();
+  const r = c.getByTestId('tool-result');
+  await r.waitFor({ timeout: WAIT });
+  return r.textContent();
+}
+
+// ---- first start ----
 
 test('the frontend reaches the backend: Ready round trip shows the data directory', async () => {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-  const errors = [];
-  // Wails' own browser IPC shim (/wails/ipc.js) throws once while it builds
-  // its reconnect overlay before <body> exists; errors of ours are kept.
-  page.on('pageerror', (e) => { if (!String(e.stack).includes('/wails/ipc.js')) errors.push(e.stack || e.message); });
-  await page.goto(backend.url);
-  const dataDir = page.getByTestId('data-dir');
-  await dataDir.waitFor({ timeout: 30_000 });
-  assert.equal(await dataDir.textContent(), backend.dataDir);
-  assert.match(await page.getByTestId('version').textContent(), /^switchboard /);
-  // No Secret Service in this run: the user is told, with what to do.
-  await page.getByTestId('problem-keyring').getByRole('button', { name: 'What to do' }).click();
-  assert.match(await page.getByTestId('problem-keyring').textContent(), /gnome-keyring/);
-  await page.screenshot({ path: join(resultsDir, 'browser-first-screen.png') });
-  assert.deepEqual(errors, []);
-  await page.close();
+  await withPage(async (page) => {
+    const dataDir = page.getByTestId('data-dir');
+    await dataDir.waitFor({ timeout: WAIT });
+    assert.equal(await dataDir.textContent(), backend.dataDir);
+    assert.match(await page.getByTestId('version').textContent(), /^switchboard /);
+    // No Secret Service in this run: the user is told, with what to do.
+    await page.getByTestId('problem-keyring').getByRole('button', { name: 'What to do' }).click();
+    assert.match(await page.getByTestId('problem-keyring').textContent(), /gnome-keyring/);
+    await shot(page, 'browser-first-screen');
+  });
 });
 
 test('the first screen fits an 800x600 window', async () => {
-  const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-  await page.goto(backend.url);
-  await page.getByTestId('welcome').waitFor({ timeout: 30_000 });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `page overflows horizontally by ${overflow}px`);
-  await page.screenshot({ path: join(resultsDir, 'browser-800x600.png') });
-  await page.close();
+  await withPage(async (page) => {
+    await page.getByTestId('welcome').waitFor({ timeout: WAIT });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `page overflows horizontally by ${overflow}px`);
+    await shot(page, 'browser-800x600');
+  }, { width: 800, height: 600 });
+});
+
+test('first start: another provider with a custom base URL, then the chat appears', async () => {
+  await withPage(async (page) => {
+    await page.getByTestId('first-start').waitFor({ timeout: WAIT });
+    // Nothing local answers here; the search for Ollama and LM Studio ends.
+    await page.getByTestId('no-local').waitFor({ timeout: WAIT });
+    await page.getByTestId('setup-other').click();
+
+    await page.getByTestId('provider-add').click();
+    const form = page.getByTestId('provider-form');
+    await form.waitFor({ timeout: WAIT });
+    await form.getByTestId('provider-field-preset').selectOption('custom');
+    await form.getByTestId('provider-field-name').fill('Fake');
+    await form.getByTestId('provider-field-baseurl').fill(fake.url);
+    await form.getByTestId('provider-test').click();
+    const result = form.getByTestId('provider-test-result');
+    await waitAttr(result, 'data-ok', 'true');
+    // The test lists the models and picks the first as the default.
+    assert.equal(await form.getByTestId('provider-field-model').inputValue(), 'fake-model');
+    await form.getByTestId('provider-save').click();
+    await form.waitFor({ state: 'detached', timeout: WAIT });
+    const row = page.getByTestId('provider-row');
+    await waitText(row, /Fake.*default.*fake-model/s);
+
+    await page.getByTestId('tab-chat').click();
+    await page.getByTestId('chat-empty').waitFor({ timeout: WAIT });
+    // The chat opened before the provider existed still says "No provider"
+    // here (reported as an app bug); a new chat picks the new default.
+    await page.getByTestId('new-chat').click();
+    await waitText(page.getByTestId('model-picker'), /Fake · fake-model/);
+    await send(page, 'hello from the first start', { newChat: false });
+    await turnDone(page);
+
+    // And so after a restart of the UI: no first-start screen any more.
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor({ timeout: WAIT });
+    assert.equal(await page.getByTestId('first-start').count(), 0);
+    await waitText(page.getByTestId('model-picker'), /Fake · fake-model/);
+  });
+});
+
+// ---- chat ----
+
+test('a message streams its answer, shows the reply stats, persists across a reload, and is found by search', async () => {
+  await withPage(async (page) => {
+    await ensureProvider(page, fake.url);
+    const text = 'Tell me about the lighthouse keeper who counted every wave of the long northern winter';
+    await send(page, text);
+    const user = page.locator('[data-testid=message][data-role=user]');
+    await waitText(user.getByTestId('message-text'), new RegExp(text));
+    // Streamed: the reply shows part of its text while it is still coming.
+    const want = `You said: ${text}`;
+    const partial = await page.waitForFunction((w) => {
+      const m = document.querySelector('[data-testid=message][data-role=assistant][data-status=streaming] [data-testid=message-text]');
+      const t = m?.textContent?.trim() ?? '';
+      return t.length > 0 && t.length < w.length && w.startsWith(t) ? t : false;
+    }, want, { timeout: WAIT, polling: 'raf' });
+    const seen = await partial.jsonValue();
+    assert.ok(seen.length < want.length && want.startsWith(seen), `streamed part: ${seen}`);
+    const reply = await turnDone(page);
+    assert.equal((await reply.getByTestId('message-text').textContent()).trim(), want);
+    const stats = await waitText(reply.getByTestId('reply-stats'), /fake-model/);
+    assert.match(stats, /first token [\d.]+ m?s/);
+    assert.match(stats, /tok\/s/);
+
+    // Persisted: after a reload the conversation is listed and opens with its messages.
+    await page.reload();
+    const conv = page.getByTestId('conversation').filter({ hasText: 'lighthouse keeper' });
+    await conv.first().waitFor({ timeout: WAIT });
+    await conv.first().getByRole('button').first().click();
+    await waitText(page.locator('[data-testid=message][data-role=assistant] [data-testid=message-text]'), new RegExp(want));
+    assert.equal(await page.locator('[data-testid=message][data-role=user]').count(), 1);
+
+    // Search finds it, and a hit opens the conversation at the message.
+    await page.getByTestId('new-chat').click();
+    await page.getByTestId('chat-empty').waitFor({ timeout: WAIT });
+    await page.getByTestId('search-input').fill('northern');
+    const hit = page.getByTestId('search-hit');
+    await waitText(hit, /northern/);
+    await hit.first().click();
+    await waitText(page.locator('[data-testid=message][data-role=user] [data-testid=message-text]'), /northern winter/);
+  });
+});
+
+// ---- tool calls and approvals ----
+
+test('Allow once: the call runs, its card shows done and the result', async () => {
+  await toolPage(async (page) => {
+    await send(page, 'use tool everything__echo {"message":"allowed once"}');
+    const modal = await approvalModal(page);
+    assert.match(await modal.getByTestId('approval-tool').textContent(), /^(everything__)?echo$/);
+    assert.match(await modal.getByTestId('approval-server').textContent(), /everything/);
+    assert.match(await modal.getByTestId('approval-args').textContent(), /allowed once/);
+    await page.getByTestId('approvals-pending').waitFor({ timeout: WAIT });
+    await modal.getByTestId('approval-allow-once').click();
+    await modal.waitFor({ state: 'detached', timeout: WAIT });
+    await turnDone(page);
+    const c = card(page, 'everything__echo');
+    await waitAttr(c, 'data-status', 'done');
+    assert.match(await c.getByTestId('toolcall-status').textContent(), /^Done/);
+    assert.match(await resultText(c), /Echo: allowed once/);
+    assert.equal(await page.getByTestId('approvals-pending').count(), 0);
+  });
+});
+
+test('Always allow this tool: the next call of it runs without asking, and the grant is listed in Settings', async () => {
+  await toolPage(async (page) => {
+    const modals = await countModals(page);
+    await send(page, 'use tool everything__echo {"message":"first"}');
+    const modal = await approvalModal(page);
+    await modal.getByTestId('approval-allow-always').click();
+    await turnDone(page);
+    await waitAttr(card(page, 'everything__echo'), 'data-status', 'done');
+    assert.equal(await modals(), 1);
+
+    await send(page, 'use tool everything__echo {"message":"second"}');
+    await turnDone(page);
+    const c = card(page, 'everything__echo');
+    await waitAttr(c, 'data-status', 'done');
+    assert.match(await resultText(c), /Echo: second/);
+    assert.equal(await modals(), 1, 'the second call asked again');
+
+    await page.getByTestId('tab-settings').click();
+    const grant = page.getByTestId('grant-row');
+    await waitText(grant, /echo/);
+    assert.equal(await grant.count(), 1);
+    assert.equal(await grant.getAttribute('data-server'), 'everything');
+  });
+});
+
+test('Revoking an "always" grant: the next call of that tool asks again', async () => {
+  await toolPage(async (page) => {
+    await send(page, 'use tool everything__get-sum {"a":2,"b":3}');
+    await (await approvalModal(page)).getByTestId('approval-allow-always').click();
+    await turnDone(page);
+    await waitAttr(card(page, 'everything__get-sum'), 'data-status', 'done');
+
+    await page.getByTestId('tab-settings').click();
+    const grant = page.locator('[data-testid=grant-row][data-server=everything]');
+    await grant.waitFor({ timeout: WAIT });
+    await grant.getByTestId('grant-revoke').click();
+    await page.getByTestId('grants-empty').waitFor({ timeout: WAIT });
+    assert.deepEqual((await bound(page, 'ApprovalPolicy')).grants ?? [], []);
+
+    await page.getByTestId('tab-chat').click();
+    await send(page, 'use tool everything__get-sum {"a":4,"b":5}');
+    const modal = await approvalModal(page);
+    assert.match(await modal.getByTestId('approval-tool').textContent(), /^(everything__)?get-sum$/);
+    await waitAttr(card(page, 'everything__get-sum'), 'data-status', 'approval');
+    await modal.getByTestId('approval-allow-once').click();
+    await turnDone(page);
+    assert.match(await resultText(card(page, 'everything__get-sum')), /9/);
+  });
+});
+
+test('Allow all (yolo): the badge shows, another tool runs without asking, and the badge turns it off', async () => {
+  await toolPage(async (page) => {
+    const modals = await countModals(page);
+    await send(page, 'use tool everything__echo {"message":"yolo"}');
+    await (await approvalModal(page)).getByTestId('approval-allow-all').click();
+    await page.getByTestId('yolo-badge').waitFor({ timeout: WAIT });
+    await turnDone(page);
+    await waitAttr(card(page, 'everything__echo'), 'data-status', 'done');
+
+    await send(page, 'use tool everything__get-sum {"a":20,"b":22}');
+    await turnDone(page);
+    const c = card(page, 'everything__get-sum');
+    await waitAttr(c, 'data-status', 'done');
+    assert.match(await resultText(c), /42/);
+    assert.equal(await modals(), 1, 'a call asked while yolo was on');
+
+    await page.getByTestId('yolo-badge').click();
+    await page.getByTestId('yolo-badge').waitFor({ state: 'detached', timeout: WAIT });
+    assert.equal((await bound(page, 'ApprovalPolicy')).yolo, false);
+    // Off means asking again.
+    await send(page, 'use tool everything__get-sum {"a":1,"b":1}');
+    await (await approvalModal(page)).getByTestId('approval-deny').click();
+    await turnDone(page);
+    assert.equal(await modals(), 2);
+  });
+});
+
+test('Deny: the card shows denied and the model replies after it', async () => {
+  await toolPage(async (page) => {
+    await send(page, 'use tool everything__echo {"message":"no"}');
+    await (await approvalModal(page)).getByTestId('approval-deny').click();
+    const reply = await turnDone(page);
+    const c = card(page, 'everything__echo');
+    await waitAttr(c, 'data-status', 'denied');
+    assert.match(await c.getByTestId('toolcall-status').textContent(), /Denied/);
+    // The model got the denial and went on: its next reply follows the card.
+    assert.match(await reply.getByTestId('message-text').textContent(), /You said: use tool everything__echo/);
+    assert.equal(await page.locator('[data-testid=message][data-role=assistant]').count(), 2);
+  });
+});
+
+test('Keyboard: Enter allows once, once the modal is armed', async () => {
+  await toolPage(async (page) => {
+    await send(page, 'use tool everything__echo {"message":"by enter"}');
+    await armedModal(page);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('approval-modal').waitFor({ state: 'detached', timeout: WAIT });
+    await turnDone(page);
+    assert.match(await resultText(card(page, 'everything__echo')), /Echo: by enter/);
+    assert.equal((await bound(page, 'ApprovalPolicy')).grants?.length ?? 0, 0, 'Enter remembered a grant');
+  });
+});
+
+test('Keyboard: Escape denies once', async () => {
+  await toolPage(async (page) => {
+    await send(page, 'use tool everything__echo {"message":"by escape"}');
+    // Escape denies at once (only Enter waits for the modal to arm); the
+    // dialog has the focus from the moment it shows.
+    const modal = await approvalModal(page);
+    await until(() => modal.evaluate((el) => el.contains(document.activeElement)), 'the focus in the approval modal');
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'detached', timeout: WAIT });
+    await turnDone(page);
+    await waitAttr(card(page, 'everything__echo'), 'data-status', 'denied');
+    // Denied once: nothing remembered, the next call asks again.
+    const p = await bound(page, 'ApprovalPolicy');
+    assert.equal(p.grants?.length ?? 0, 0);
+    assert.equal(p.yolo, false);
+  });
+});
+
+test('A reload while the approval modal is open shows it again', async () => {
+  await toolPage(async (page) => {
+    await send(page, 'use tool everything__echo {"message":"after reload"}');
+    const id = await (await approvalModal(page)).getAttribute('data-request');
+    await page.reload();
+    const modal = await approvalModal(page);
+    assert.ok(id);
+    assert.equal(await modal.getAttribute('data-request'), id);
+    assert.match(await modal.getByTestId('approval-args').textContent(), /after reload/);
+    await modal.getByTestId('approval-allow-once').click();
+    await modal.waitFor({ state: 'detached', timeout: WAIT });
+    // The turn went on; its conversation shows the call done.
+    const conv = page.getByTestId('conversation').filter({ hasText: 'after reload' }).first();
+    await conv.getByRole('button').first().click();
+    await turnDone(page);
+    assert.match(await resultText(card(page, 'everything__echo')), /Echo: after reload/);
+  });
+});
+
+// ---- servers ----
+
+test('Import pasted Claude Desktop JSON: a good server connects with its tools, a crashing one fails with its stderr in the log', async () => {
+  await withPage(async (page) => {
+    await page.getByTestId('tab-tools').click();
+    await page.getByTestId('import-servers').click();
+    const json = {
+      mcpServers: {
+        'server-everything': { command: everythingBin, args: ['stdio'] },
+        broken: { command: 'node', args: ['-e', "console.error('fatal: missing config /etc/x.toml'); process.exit(3)"] },
+      },
+    };
+    await page.getByTestId('import-text').fill(JSON.stringify(json, null, 2));
+    await page.getByTestId('import-preview').click();
+    const added = page.getByTestId('import-added');
+    await until(async () => (await added.count()) === 2, 'two servers in the preview');
+    assert.match(await added.allTextContents().then((t) => t.join('\n')), /server-everything[\s\S]*broken/);
+    await page.getByTestId('import-commit').click();
+    await waitText(page.getByTestId('import-done'), /Imported 2 servers/);
+    await page.getByTestId('import-close').click();
+
+    const good = page.locator('[data-testid=server-row][data-id=server-everything]');
+    await waitAttr(good, 'data-state', 'connected');
+    const count = await waitText(good.getByTestId('server-tool-count'), /^[1-9]\d* tools$/);
+    const want = (await bound(page, 'ListServers')).find((s) => s.config.id === 'server-everything').tools.length;
+    assert.equal(count, `${want} tools`);
+
+    const bad = page.locator('[data-testid=server-row][data-id=broken]');
+    await waitAttr(bad, 'data-state', 'failed');
+    assert.match(await bad.getByTestId('server-state').textContent(), /Failed/);
+    // The reason says how it ended and why, from its stderr.
+    await waitText(bad.getByTestId('server-reason'), /exit status 3: fatal: missing config \/etc\/x\.toml/);
+
+    await bad.getByTestId('server-logs').click();
+    assert.equal(await page.getByTestId('log-source').inputValue(), 'broken');
+    const line = page.getByTestId('log-line').filter({ hasText: 'fatal: missing config /etc/x.toml' });
+    await line.first().waitFor({ timeout: WAIT });
+  });
+});
+
+// ---- screenshots ----
+
+test('screenshots: chat with a reply and a tool card, approval modal, tools, logs, settings — light and dark', async () => {
+  await toolPage(async (page) => {
+    // The servers of the import test, when it did not run before.
+    if (!(await bound(page, 'ListServers')).some((s) => s.config.id === 'broken')) {
+      await bound(page, 'SaveServer', { id: 'broken', name: 'broken', transport: 'stdio', command: node22, args: ['-e', "console.error('fatal: missing config /etc/x.toml'); process.exit(3)"], enabled: true });
+    }
+    for (const theme of ['light', 'dark']) {
+      await setTheme(page, theme);
+      await send(page, 'Look up the **tide table** for `harbor-7` with the echo tool, please: use tool everything__echo {"message":"tide table for harbor-7"}');
+      const modal = await approvalModal(page);
+      await shot(page, `approval-modal-${theme}`);
+      await modal.getByTestId('approval-allow-once').click();
+      await turnDone(page);
+      const c = card(page, 'everything__echo');
+      await waitAttr(c, 'data-status', 'done');
+      await resultText(c);
+      await page.mouse.move(0, 0);
+      await shot(page, `chat-${theme}`);
+
+      await page.getByTestId('tab-tools').click();
+      await page.locator('[data-testid=server-row][data-id=everything][data-state=connected]').waitFor({ timeout: WAIT });
+      await page.locator('[data-testid=server-row][data-id=broken][data-state=failed]').waitFor({ timeout: WAIT });
+      await shot(page, `tools-${theme}`);
+
+      await page.locator('[data-testid=server-row][data-id=broken]').getByTestId('server-logs').click();
+      await page.getByTestId('log-line').filter({ hasText: 'fatal: missing config' }).first().waitFor({ timeout: WAIT });
+      await shot(page, `logs-${theme}`);
+
+      await page.getByTestId('tab-settings').click();
+      await page.getByTestId('provider-row').first().waitFor({ timeout: WAIT });
+      await shot(page, `settings-${theme}`);
+    }
+    // The chat at 800x600 (dark, as left).
+    await page.setViewportSize({ width: 800, height: 600 });
+    await page.getByTestId('tab-chat').click();
+    await turnDone(page);
+    await shot(page, 'chat-800x600');
+    await setTheme(page, 'system');
+  });
 });
 
 let ok = false;
@@ -45,6 +419,7 @@ try {
 } finally {
   await browser.close();
   await backend.stop();
+  await fake.stop();
   if (!ok) console.log('--- backend output\n' + backend.logs().slice(-3000));
 }
 process.exit(ok ? 0 : 1);

@@ -36,7 +36,14 @@ export class ProvidersStore {
   preset(id: string): Preset | undefined {
     return this.#presets.find((p) => p.id === id);
   }
-  provider(id: string): ProviderView | undefined {
+  /**
+   * The provider with this id; '' means the default one (as the backend
+   * resolves it: the default provider setting, else the first).
+   */
+  provider(id: string, defaultId = ''): ProviderView | undefined {
+    if (id === '') {
+      return this.#providers.find((p) => p.id === defaultId) ?? this.#providers[0];
+    }
     return this.#providers.find((p) => p.id === id);
   }
   models(providerId: string): ModelList {

@@ -36,6 +36,20 @@ describe('ApprovalModal', () => {
     expect(screen.queryByTestId('approval-modal')).toBeNull();
   });
 
+  it('arms once after the delay and stays armed, so Enter then allows', async () => {
+    const { be } = await setup(1, 60);
+    const modal = screen.getByTestId('approval-modal');
+    expect(modal.getAttribute('data-armed')).toBe('false');
+    await fireEvent.keyDown(modal, { key: 'Enter' });
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([]); // too early: not armed yet
+    await new Promise((r) => setTimeout(r, 250)); // several delays: must not re-arm
+    expect(modal.getAttribute('data-armed')).toBe('true');
+    await fireEvent.keyDown(modal, { key: 'Enter' });
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([['r1', 'allow_once']]);
+  });
+
   it('Escape denies', async () => {
     const { be } = await setup();
     await fireEvent.keyDown(screen.getByTestId('approval-modal'), { key: 'Escape' });
