@@ -26,7 +26,7 @@ TEST_NODE_PATH = PATH="$(CURDIR)/test/node/node_modules/.bin:$$PATH"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './test/node/*' 2>/dev/null)
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run build build-dev deps test-deps frontend vet go-test unit conformance e2e e2e-window e2e-browser test bench fuzz clean
+.PHONY: run build build-dev deps test-deps frontend vet go-test unit conformance e2e e2e-window e2e-browser test bench fuzz fuzz-short clean
 
 ## run: install what is missing, build, and open the window
 run: build
@@ -75,7 +75,7 @@ test-deps: deps .deps-test test/node/node_modules/.package-lock.json
 
 ## test: go vet, go test -race, the frontend's unit tests, and the end-to-end tests
 test: test-deps
-	@$(MAKE) --no-print-directory vet go-test unit conformance e2e
+	@$(MAKE) --no-print-directory vet go-test fuzz-short unit conformance e2e
 
 vet:
 	$(GO) vet ./...
@@ -104,14 +104,18 @@ build/bin/fakeprovider: $(GO_SOURCES)
 e2e-browser: build-dev build/bin/fakeprovider test/node/node_modules/.package-lock.json
 	cd frontend && $(NODE_PATH_PREFIX) node e2e/run.mjs
 
-## fuzz: each fuzz target for longer (FUZZTIME, default 60s)
+## fuzz: every fuzz target for FUZZTIME each (make test runs them for a few seconds)
 FUZZTIME ?= 60s
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	@for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' internal | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go | cut -d' ' -f2); do \
+	    echo "== fuzz $$dir $$f ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./$$dir || exit 1; \
 	  done; \
 	done
+
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 clean:
 	rm -rf build/bin test-results frontend/dist/assets frontend/dist/index.html .deps-system .deps-go .deps-test
