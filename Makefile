@@ -26,7 +26,7 @@ TEST_NODE_PATH = PATH="$(CURDIR)/test/node/node_modules/.bin:$$PATH"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './test/node/*' 2>/dev/null)
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run build build-dev deps test-deps frontend vet go-test unit conformance e2e e2e-window e2e-browser test bench fuzz fuzz-short clean
+.PHONY: run build build-dev deps test-deps frontend vet go-test unit conformance drills e2e e2e-window e2e-browser test bench fuzz fuzz-short clean
 
 ## run: install what is missing, build, and open the window
 run: build
@@ -75,14 +75,24 @@ test-deps: deps .deps-test test/node/node_modules/.package-lock.json
 
 ## test: go vet, go test -race, the frontend's unit tests, and the end-to-end tests
 test: test-deps
-	@$(MAKE) --no-print-directory vet go-test fuzz-short unit conformance e2e
+	@$(MAKE) --no-print-directory vet go-test fuzz-short unit conformance drills e2e
 
 vet:
 	$(GO) vet ./...
 	cd frontend && $(NODE_PATH_PREFIX) npx svelte-check --tsconfig ./tsconfig.json --threshold error --output machine | tail -n 3
 
+# The drills run on their own (make drills), against a freshly built binary.
 go-test:
-	$(TEST_NODE_PATH) SWITCHBOARD_REQUIRE_NODE_SERVERS=1 $(GO) test -race -timeout 20m ./...
+	$(TEST_NODE_PATH) SWITCHBOARD_REQUIRE_NODE_SERVERS=1 $(GO) test -race -timeout 20m $$($(GO) list ./... | grep -v /test/drills)
+
+## drills: fault drills through the app's core and the release binary (kill mid-stream, dead and
+## hanging servers, garbage and floods, provider faults, bad imports, no keyring)
+drills: build test/node/node_modules/.package-lock.json
+	$(TEST_NODE_PATH) SWITCHBOARD_REQUIRE_E2E=1 SWITCHBOARD_REQUIRE_NODE_SERVERS=1 $(GO) test -count=1 -timeout 5m ./test/drills/
+
+## bench: figures against baselines measured in the same run -> test-results/bench.json
+bench: build build-dev test-deps
+	$(GO) run ./test/bench -runs 5 -settle 60s
 
 unit:
 	cd frontend && $(NODE_PATH_PREFIX) npx vitest run

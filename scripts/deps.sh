@@ -9,7 +9,7 @@ set -euo pipefail
 
 want=${1:-run}
 run_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
-test_pkgs=(xvfb xauth xdotool imagemagick chromium gnome-keyring dbus libsecret-tools procps)
+test_pkgs=(xvfb xauth xdotool x11-utils imagemagick chromium gnome-keyring dbus libsecret-tools procps)
 
 pkgs=("${run_pkgs[@]}")
 [ "$want" = test ] && pkgs+=("${test_pkgs[@]}")

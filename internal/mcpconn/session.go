@@ -270,10 +270,12 @@ func (s *session) classify(err error) error {
 		out.err = fmt.Errorf("%w (HTTP %d); sign in from the server's settings", ErrNeedsAuth, s.rec.needsAuth())
 	case errors.Is(context.Cause(s.ctx), errConnectTimeout):
 		out.err = errors.New("the server did not finish connecting in time")
+	case isJSONSyntax(err):
+		// Before the exit check: a server that exits once its stdin
+		// closes would otherwise hide the cause behind "exited".
+		out.err = fmt.Errorf("the server wrote something other than JSON-RPC to stdout (%v); servers must log to stderr", err)
 	case s.proc != nil && s.proc.exitedWithin(300*time.Millisecond):
 		out.err = fmt.Errorf("the server exited during startup with %s", s.proc.exitReason())
-	case isJSONSyntax(err):
-		out.err = fmt.Errorf("the server wrote something other than JSON-RPC to stdout (%v); servers must log to stderr", err)
 	default:
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {

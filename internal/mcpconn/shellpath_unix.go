@@ -39,9 +39,11 @@ func loginShellPATH(timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, "-l", "-i", "-c", script)
-	// Its own process group, so an interactive shell cannot take over the
-	// terminal the app was started from, and a timeout kills its children.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own session, with no controlling terminal: an interactive shell
+	// can then neither take over the terminal the app was started from nor
+	// stop the app's process group with job-control signals. It leads its
+	// own process group, so a timeout kills its children too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 200 * time.Millisecond
 	out, _ := cmd.Output() // rc files may fail and still print PATH

@@ -1,0 +1,227 @@
+// The browser half of test/bench: drives the real frontend, served by the
+// dev binary, in Debian's Chromium (flags as frontend/e2e/harness.mjs), on
+// commands from the Go half.
+//
+//   node test/bench/browser.mjs URL
+//
+// It reads one JSON command per line on stdin and answers each with one
+// line "@@" + JSON on stdout ({ok: true, ...} or {ok: false, error}).
+// It touches the app only through stable hooks: the bound methods under
+// window.go.app.App, visible text (a conversation's title, to click it) and
+// document.body's text, so it works whatever the components look like.
+//
+// Commands:
+//   {cmd: "provider", baseUrl}            saves the fake provider, reloads
+//   {cmd: "stream", tokens, every, marker, title, timeoutMs}
+//   {cmd: "open", title, other, marker, timeoutMs}
+//   {cmd: "quit"}
+import { createInterface } from 'node:readline';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = resolve(import.meta.dirname, '../..');
+const { chromium } = await import(pathToFileURL(join(root, 'frontend/node_modules/playwright-core/index.mjs')).href);
+
+const url = process.argv[2];
+const reply = (obj) => process.stdout.write('@@' + JSON.stringify(obj) + '\n');
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-quic'],
+});
+const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+// Long tasks from the page's start, kept for the whole session.
+await page.addInitScript(() => {
+  window.__longtasks = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  } catch {}
+});
+const pageErrors = [];
+page.on('pageerror', (e) => { if (!String(e.stack).includes('/wails/ipc.js')) pageErrors.push(String(e.message)); });
+
+/** Loads the page and waits for the bindings and a settled first screen. */
+async function load() {
+  for (let i = 0; ; i++) {
+    try {
+      await page.goto(url);
+      break;
+    } catch (e) { // the dev server's asset handler sometimes drops the first request after a reload
+      if (i === 2) throw e;
+      await page.waitForTimeout(500);
+    }
+  }
+  await page.waitForFunction(() => window.go?.app?.App?.Ready, null, { timeout: 30_000 });
+  await page.waitForLoadState('networkidle', { timeout: 10_000 }).catch(() => {});
+  await page.waitForTimeout(300);
+}
+
+/** The streamed text the provider sends, built the same way as the Go half. */
+function expectedTokens(n, every, marker) {
+  const out = [];
+  for (let i = 0; i < n - 1; i++) out.push('t' + String(i).padStart(5, '0') + ((i + 1) % every === 0 ? '\n\n' : ' '));
+  out.push(marker);
+  return out;
+}
+
+/** Clicks the visible text title; a UI without it cannot show the conversation. */
+async function openByTitle(title) {
+  const item = page.getByText(title, { exact: true }).first();
+  try {
+    await item.waitFor({ state: 'visible', timeout: 10_000 });
+  } catch {
+    const shown = (await page.evaluate(() => document.body.innerText)).slice(0, 300).replace(/\s+/g, ' ');
+    throw new Error(`the UI shows no conversation titled "${title}" to open (first screen: "${shown}")`);
+  }
+  await item.click();
+}
+
+/**
+ * Arms a watcher that notes when marker first enters the DOM (Date.now())
+ * and the frame after; and when each checkpoint (in order, before marker)
+ * first does.
+ */
+async function armWatcher(marker, checkpoints = []) {
+  await page.evaluate(({ marker, checkpoints }) => {
+    const w = { marker, at: 0, paint: 0, by: '', checkpointsAt: checkpoints.map(() => 0) };
+    window.__watch = w;
+    let next = 0; // the next checkpoint to look for
+    const found = (by) => {
+      if (w.at) return;
+      w.at = Date.now();
+      w.by = by;
+      requestAnimationFrame(() => setTimeout(() => { w.paint = Date.now(); }, 0));
+      obs.disconnect();
+      clearInterval(poll);
+    };
+    const look = (text) => {
+      const now = Date.now();
+      while (next < checkpoints.length && text.includes(checkpoints[next])) w.checkpointsAt[next++] = now;
+      if (text.includes(marker)) { found('mutation'); return true; }
+      return false;
+    };
+    const obs = new MutationObserver((muts) => {
+      for (const m of muts) {
+        if (m.type === 'characterData') {
+          if (look(m.target.data)) return;
+        } else {
+          for (const n of m.addedNodes) if (look(n.textContent || '')) return;
+        }
+      }
+    });
+    obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+    // A safety net (±250 ms) in case the text arrives in a way the observer misses.
+    const poll = setInterval(() => { if (document.body.textContent.includes(marker)) found('poll'); }, 250);
+  }, { marker, checkpoints });
+}
+
+async function waitWatched(timeoutMs) {
+  await page.waitForFunction(() => window.__watch.at && window.__watch.paint, null, { timeout: timeoutMs, polling: 100 });
+  return page.evaluate(() => ({ ...window.__watch }));
+}
+
+async function stream({ tokens, every, marker, checkpoints, title, timeoutMs }) {
+  const convId = await page.evaluate(async (title) => {
+    const c = await window.go.app.App.NewConversation('fake', 'm');
+    await window.go.app.App.RenameConversation(c.id, title);
+    return c.id;
+  }, title);
+  await load(); // the conversation list is read at start
+  await openByTitle(title);
+  await page.waitForTimeout(300);
+  await armWatcher(marker, checkpoints);
+  const sentAt = Date.now();
+  const sentPerf = await page.evaluate(async (id) => {
+    const t = performance.now();
+    await window.go.app.App.Send(id, 'Please stream the benchmark text.');
+    return t;
+  }, convId);
+  let seen;
+  try {
+    seen = await waitWatched(timeoutMs);
+  } catch {
+    const stored = await page.evaluate(async (id) => (await window.go.app.App.GetMessages(id, 0, 5)).map((m) => ({ role: m.role, status: m.status, len: m.content.length })), convId);
+    throw new Error(`the streamed text's last token never appeared in the page within ${timeoutMs} ms (stored: ${JSON.stringify(stored)})`);
+  }
+  const endPerf = await page.evaluate(() => performance.now());
+  // Let the reply finish and the UI settle, then count what is missing.
+  await page.waitForFunction(async (id) => {
+    const ms = await window.go.app.App.GetMessages(id, 0, 5);
+    return ms.length && ms[ms.length - 1].status !== 'streaming';
+  }, convId, { timeout: 30_000, polling: 200 });
+  await page.waitForTimeout(500);
+  const want = expectedTokens(tokens, every, marker);
+  const { text, stored, status, longtasks } = await page.evaluate(async ({ id, from, to }) => {
+    const ms = await window.go.app.App.GetMessages(id, 0, 5);
+    const last = ms[ms.length - 1];
+    const lt = window.__longtasks.filter((e) => e.start >= from && e.start <= to);
+    return { text: document.body.innerText, stored: last.content, status: last.status, longtasks: lt };
+  }, { id: convId, from: sentPerf, to: endPerf + 1000 });
+  let pos = 0, lostDom = 0, missing = 0;
+  for (const tok of want) {
+    const word = tok.trim();
+    const i = text.indexOf(word, pos);
+    if (i < 0) { lostDom += tok.length; missing++; } else pos = i + word.length;
+  }
+  const full = want.join('');
+  let lostStore = Math.max(0, full.length - stored.length);
+  if (!full.startsWith(stored) && stored !== full) lostStore = full.length; // not even a prefix
+  return {
+    sentAt, domAt: seen.at, paintAt: seen.paint, detectedBy: seen.by, checkpointsAt: seen.checkpointsAt, lostDom, missingTokens: missing, lostStore,
+    status, chars: full.length, longestTaskMs: longtasks.reduce((m, e) => Math.max(m, e.duration), 0), longTasks: longtasks.length,
+  };
+}
+
+async function open({ title, other, marker, timeoutMs }) {
+  await openByTitle(other);
+  await page.waitForTimeout(500);
+  await armWatcher(marker);
+  const clickAt = Date.now();
+  await openByTitle(title);
+  const seen = await waitWatched(timeoutMs).catch(() => {
+    throw new Error(`the last message of "${title}" never appeared in the page within ${timeoutMs} ms`);
+  });
+  return { clickAt, domAt: seen.at, paintAt: seen.paint, detectedBy: seen.by };
+}
+
+try {
+  await load();
+  reply({ ok: true, ready: true });
+} catch (e) {
+  reply({ ok: false, error: String(e?.message || e) });
+  await browser.close();
+  process.exit(1);
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue;
+  const c = JSON.parse(line);
+  try {
+    switch (c.cmd) {
+      case 'provider':
+        await page.evaluate((baseUrl) => window.go.app.App.SaveProvider({ id: 'fake', name: 'Fake', preset: 'custom', baseUrl, defaultModel: 'm', apiKey: '' }), c.baseUrl);
+        await load();
+        reply({ ok: true });
+        break;
+      case 'stream':
+        reply({ ok: true, ...(await stream(c)), pageErrors: pageErrors.splice(0) });
+        break;
+      case 'open':
+        reply({ ok: true, ...(await open(c)), pageErrors: pageErrors.splice(0) });
+        break;
+      case 'quit':
+        await browser.close();
+        reply({ ok: true });
+        process.exit(0);
+      default:
+        reply({ ok: false, error: 'unknown command ' + c.cmd });
+    }
+  } catch (e) {
+    reply({ ok: false, error: String(e?.message || e), pageErrors: pageErrors.splice(0) });
+  }
+}
+await browser.close();
