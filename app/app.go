@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
@@ -22,10 +23,51 @@ type App struct {
 
 	mu  sync.Mutex
 	ctx context.Context // the Wails context, set at startup
+
+	readyOnce sync.Once
+	ready     chan struct{} // closed when the frontend called Ready
+	domSeen   chan struct{} // closed when Wails reported the DOM ready
+	domOnce   sync.Once
 }
 
 // New returns an App over c.
-func New(c *core.Core) *App { return &App{core: c} }
+func New(c *core.Core) *App {
+	return &App{core: c, ready: make(chan struct{}), domSeen: make(chan struct{})}
+}
+
+// readyTimeout is how long the page may take to call Ready before the
+// window reloads it.
+const readyTimeout = 8 * time.Second
+
+// watchReady reloads the page when the frontend has not called Ready in
+// time (seen rarely under load: the window maps but the page stays white).
+// A user never waits on a blank window: after two reloads it gives up and
+// logs why.
+func (a *App) watchReady(ctx context.Context) {
+	for attempt := 1; attempt <= 2; attempt++ {
+		select {
+		case <-a.ready:
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(readyTimeout):
+		}
+		dom := false
+		select {
+		case <-a.domSeen:
+			dom = true
+		default:
+		}
+		a.core.Log.Warn("the page did not start in time; reloading it", "attempt", attempt, "domReady", dom, "waited", readyTimeout)
+		runtime.WindowReloadApp(ctx)
+	}
+	select {
+	case <-a.ready:
+	case <-ctx.Done():
+	case <-time.After(readyTimeout):
+		a.core.Log.Error("the page did not start after two reloads; restart Switchboard, and see the log for WebKit errors")
+	}
+}
 
 func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
@@ -38,6 +80,7 @@ func (a *App) startup(ctx context.Context) {
 		}
 	}
 	go a.feedLogs(ctx)
+	go a.watchReady(ctx)
 }
 
 // services returns the product's services, built on first use with this
@@ -47,6 +90,7 @@ func (a *App) services() (*core.Services, error) {
 }
 
 func (a *App) domReady(ctx context.Context) {
+	a.domOnce.Do(func() { close(a.domSeen) })
 	a.restoreWindow(ctx)
 }
 
@@ -85,6 +129,7 @@ type Info struct {
 func (a *App) Ready() (Info, error) {
 	c := a.core
 	c.Log.Info("frontend ready")
+	a.readyOnce.Do(func() { close(a.ready) })
 	problems := c.Problems
 	if problems == nil {
 		problems = []core.Problem{}

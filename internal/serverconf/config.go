@@ -84,6 +84,12 @@ type Auth struct {
 	// PrivateKeyRef names the keyring entry holding a PEM key for private_key_jwt.
 	PrivateKeyRef string   `json:"privateKeyRef,omitempty"`
 	Scopes        []string `json:"scopes,omitempty"`
+
+	// ClientSecret and PrivateKey carry a new secret or key from the form
+	// to the save, which moves them into the keyring (ExtractSecrets) and
+	// leaves only the references: a stored Config never has them.
+	ClientSecret string `json:"clientSecret,omitempty"`
+	PrivateKey   string `json:"privateKey,omitempty"`
 }
 
 // DisplayName is Name, or ID when Name is empty.

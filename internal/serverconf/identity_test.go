@@ -1,6 +1,7 @@
 package serverconf
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -180,5 +181,32 @@ func TestExtractSecretsIsAllOrNothing(t *testing.T) {
 	}
 	if cfg.Env["A_TOKEN"].Plain != "a" || cfg.Env["B_TOKEN"].Plain != "b" {
 		t.Errorf("cfg changed after a failed ExtractSecrets: %+v", cfg.Env)
+	}
+}
+
+func TestExtractSecretsMovesAuthSecrets(t *testing.T) {
+	cfg := Config{ID: "corp", Transport: TransportHTTP, URL: "https://mcp.example/mcp", Auth: &Auth{
+		ClientID: "switchboard", Grant: GrantClientCredentials, ClientAuth: PrivateKeyJWT,
+		ClientSecret: "s3cret-value", PrivateKey: "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n"}}
+	if err := Validate(&cfg); err != nil {
+		t.Fatalf("a form with a new key is valid before the save moves it: %v", err)
+	}
+	kept := map[string]string{}
+	if err := ExtractSecrets(&cfg, func(ref, v string) error { kept[ref] = v; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	a := cfg.Auth
+	if a.ClientSecret != "" || a.PrivateKey != "" {
+		t.Fatalf("plain secrets left in the config: %+v", a)
+	}
+	if a.ClientSecretRef != ClientSecretRef("corp") || a.PrivateKeyRef != PrivateKeyRef("corp") {
+		t.Errorf("refs = %q, %q", a.ClientSecretRef, a.PrivateKeyRef)
+	}
+	if kept[ClientSecretRef("corp")] != "s3cret-value" || !strings.Contains(kept[PrivateKeyRef("corp")], "BEGIN PRIVATE KEY") {
+		t.Errorf("keyring got %v", kept)
+	}
+	raw, _ := json.Marshal(cfg)
+	if strings.Contains(string(raw), "s3cret") || strings.Contains(string(raw), "BEGIN") {
+		t.Errorf("the stored JSON holds a secret: %s", raw)
 	}
 }

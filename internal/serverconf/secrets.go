@@ -29,6 +29,9 @@ func HeaderSecretRef(id, name string) string {
 // ClientSecretRef is the keyring entry for the OAuth client secret of server id.
 func ClientSecretRef(id string) string { return "server/" + id + "/oauth/client-secret" }
 
+// PrivateKeyRef names the keyring entry of a server's private_key_jwt key.
+func PrivateKeyRef(id string) string { return "server/" + id + "/oauth/private-key" }
+
 // ExtractSecrets moves every plain env and header value whose name looks
 // secret (IsSecretName) into the keyring through put, and replaces it with
 // a SecretRef. Empty values are left alone. Values are stored in name
@@ -43,7 +46,27 @@ func ExtractSecrets(cfg *Config, put func(ref, value string) error) error {
 	if err != nil {
 		return fmt.Errorf("storing header %w", err)
 	}
+	var auth *Auth
+	if a := cfg.Auth; a != nil && (a.ClientSecret != "" || a.PrivateKey != "") {
+		c := *a
+		if c.ClientSecret != "" {
+			if err := put(ClientSecretRef(cfg.ID), c.ClientSecret); err != nil {
+				return fmt.Errorf("storing the client secret in the keyring: %w", err)
+			}
+			c.ClientSecretRef, c.ClientSecret = ClientSecretRef(cfg.ID), ""
+		}
+		if c.PrivateKey != "" {
+			if err := put(PrivateKeyRef(cfg.ID), c.PrivateKey); err != nil {
+				return fmt.Errorf("storing the private key in the keyring: %w", err)
+			}
+			c.PrivateKeyRef, c.PrivateKey = PrivateKeyRef(cfg.ID), ""
+		}
+		auth = &c
+	}
 	cfg.Env, cfg.Headers = env, headers
+	if auth != nil {
+		cfg.Auth = auth
+	}
 	return nil
 }
 

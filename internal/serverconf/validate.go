@@ -217,7 +217,7 @@ func validateAuth(v *validator, a *Auth) {
 		switch {
 		case a.Grant == GrantClientCredentials || a.Grant == GrantJWTBearer:
 			v.add("auth.clientId", "is required for the %s grant", a.Grant)
-		case a.ClientSecretRef != "":
+		case a.ClientSecretRef != "" || a.ClientSecret != "":
 			v.add("auth.clientId", "is required when a client secret is set")
 		case a.ClientAuth != "":
 			v.add("auth.clientId", "is required when a client authentication method is set")
@@ -225,14 +225,14 @@ func validateAuth(v *validator, a *Auth) {
 	}
 	switch a.ClientAuth {
 	case PrivateKeyJWT:
-		if a.PrivateKeyRef == "" {
+		if a.PrivateKeyRef == "" && a.PrivateKey == "" {
 			v.add("auth.privateKeyRef", "is required for private_key_jwt: add the PEM private key")
 		}
 		if a.Grant != GrantClientCredentials {
 			v.add("auth.clientAuth", "private_key_jwt is supported only with the client_credentials grant")
 		}
 	case ClientSecretBasic, ClientSecretPost:
-		if a.ClientSecretRef == "" {
+		if a.ClientSecretRef == "" && a.ClientSecret == "" {
 			v.add("auth.clientSecretRef", "is required for %s: add the client secret", a.ClientAuth)
 		}
 		if a.PrivateKeyRef != "" {
