@@ -180,6 +180,9 @@ export interface ServerAuth {
   clientAuth?: string;
   privateKeyRef?: string;
   scopes?: string[];
+  /** A new client secret or PEM key, sent once; the save moves it to the keyring. */
+  clientSecret?: string;
+  privateKey?: string;
 }
 
 /** serverconf.Config */

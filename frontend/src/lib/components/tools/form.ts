@@ -25,6 +25,15 @@ export interface ServerForm {
   clientId: string;
   /** Space-separated. */
   scopes: string;
+  /** '' (sign in in the browser) or 'client_credentials' (no user). */
+  grant: string;
+  /** '' (none or automatic), client_secret_basic, client_secret_post, private_key_jwt. */
+  clientAuth: string;
+  /** A new secret or key; '' keeps the stored one. */
+  clientSecret: string;
+  privateKey: string;
+  hasClientSecret: boolean;
+  hasPrivateKey: boolean;
   /** Config fields the form does not edit, kept as they were. */
   rest: Partial<ServerConfig>;
 }
@@ -58,6 +67,12 @@ export function emptyForm(): ServerForm {
     timeout: '',
     clientId: '',
     scopes: '',
+    grant: '',
+    clientAuth: '',
+    clientSecret: '',
+    privateKey: '',
+    hasClientSecret: false,
+    hasPrivateKey: false,
     rest: {},
   };
 }
@@ -78,6 +93,12 @@ export function configToForm(c: ServerConfig): ServerForm {
     timeout: callTimeout ? String(callTimeout / 1e9) : '',
     clientId: auth?.clientId ?? '',
     scopes: (auth?.scopes ?? []).join(' '),
+    grant: auth?.grant ?? '',
+    clientAuth: auth?.clientAuth ?? '',
+    clientSecret: '',
+    privateKey: '',
+    hasClientSecret: !!auth?.clientSecretRef,
+    hasPrivateKey: !!auth?.privateKeyRef,
     rest: { ...rest, auth },
   };
 }
@@ -97,8 +118,19 @@ export function formToConfig(f: ServerForm): ServerConfig {
     const headers = fromRows(f.headers);
     if (headers) cfg.headers = headers;
     const scopes = f.scopes.split(/\s+/).filter(Boolean);
-    if (f.clientId.trim() || scopes.length || oldAuth) {
-      cfg.auth = { ...oldAuth, clientId: f.clientId.trim() || undefined, scopes: scopes.length ? scopes : undefined };
+    if (f.clientId.trim() || scopes.length || f.grant || f.clientAuth || f.clientSecret || f.privateKey || oldAuth) {
+      cfg.auth = {
+        ...oldAuth,
+        clientId: f.clientId.trim() || undefined,
+        scopes: scopes.length ? scopes : undefined,
+        grant: f.grant || undefined,
+        clientAuth: f.clientAuth || undefined,
+        clientSecret: f.clientSecret.trim() || undefined,
+        privateKey: f.privateKey.trim() ? f.privateKey.trim() + '\n' : undefined,
+      };
+      // A method that does not use the stored secret or key drops it.
+      if (f.clientAuth === 'private_key_jwt') delete cfg.auth.clientSecretRef;
+      if (f.clientAuth !== 'private_key_jwt') delete cfg.auth.privateKeyRef;
     }
   }
   const secs = Number(f.timeout);

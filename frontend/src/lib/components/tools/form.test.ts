@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { configToForm, emptyForm, formToConfig } from './form';
+import type { ServerConfig } from '../../backend';
+
+describe('server form', () => {
+  it('round-trips a stdio config', () => {
+    const c: ServerConfig = { id: 'fs', name: 'Files', transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], enabled: true };
+    expect(formToConfig(configToForm(c))).toMatchObject(c);
+  });
+
+  it('sends a new client secret once, and keeps the stored one when left empty', () => {
+    const f = { ...emptyForm(), id: 'corp', name: 'Corp', transport: 'http' as const, url: 'https://mcp.example/mcp' };
+    f.clientId = 'switchboard';
+    f.grant = 'client_credentials';
+    f.clientAuth = 'client_secret_post';
+    f.clientSecret = ' s3cret ';
+    expect(formToConfig(f).auth).toMatchObject({ clientId: 'switchboard', grant: 'client_credentials', clientAuth: 'client_secret_post', clientSecret: 's3cret' });
+
+    const stored: ServerConfig = { id: 'corp', name: 'Corp', transport: 'http', url: 'https://mcp.example/mcp', enabled: true,
+      auth: { clientId: 'switchboard', grant: 'client_credentials', clientAuth: 'client_secret_post', clientSecretRef: 'server/corp/oauth/client-secret' } };
+    const edit = configToForm(stored);
+    expect(edit.hasClientSecret).toBe(true);
+    const again = formToConfig(edit).auth!;
+    expect(again.clientSecret).toBeUndefined();
+    expect(again.clientSecretRef).toBe('server/corp/oauth/client-secret');
+  });
+
+  it('switching to a private key drops the stored secret reference', () => {
+    const stored: ServerConfig = { id: 'corp', name: 'Corp', transport: 'http', url: 'https://mcp.example/mcp', enabled: true,
+      auth: { clientId: 'c', grant: 'client_credentials', clientAuth: 'client_secret_basic', clientSecretRef: 'server/corp/oauth/client-secret' } };
+    const f = configToForm(stored);
+    f.clientAuth = 'private_key_jwt';
+    f.privateKey = '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----';
+    const a = formToConfig(f).auth!;
+    expect(a.clientSecretRef).toBeUndefined();
+    expect(a.privateKey).toContain('BEGIN PRIVATE KEY');
+  });
+});
