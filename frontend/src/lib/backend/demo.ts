@@ -67,7 +67,7 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
   be.messages = { big, c2: [], c3: [], c4: [] };
   be.toolCallRecords.big[0].result = {
     content: [
-      { type: 'text', text: '# TODO\n- <script>alert(1)</script> stays text\n- buy milk' },
+      { type: 'text', text: '# Notes\n- <script>alert(1)</script> stays text\n- buy milk' },
       { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAKElEQVR42mNkYPj/n4EIwDiqgWE0DBhGw4BhNAwYRsOAYTQMGIYEAQAt6x/xbxZ1sgAAAABJRU5ErkJggg==' },
     ],
   };
