@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -91,10 +92,11 @@ func TestUnreachableRemoteServer(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	m, _ := newTestManager(t, nil)
+	// Retried with backoff (it may come up later), then failed with why.
+	m, _ := newTestManager(t, &Options{BackoffBase: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond, MaxReconnects: 3})
 	m.Add(serverconf.Config{ID: "r", Transport: serverconf.TransportSSE, URL: url + "/sse", Enabled: true})
 	st := waitState(t, m, "r", 20*time.Second, StateFailed)
-	if !strings.Contains(st.Reason, "connection refused") {
+	if !strings.Contains(st.Reason, "connection refused") || !strings.Contains(st.Reason, "gave up after 3 reconnect attempts") {
 		t.Errorf("reason = %q", st.Reason)
 	}
 }
@@ -122,5 +124,41 @@ func TestDoctor(t *testing.T) {
 	}
 	if r := reports[3]; r.State != StateNeedsAuth {
 		t.Errorf("auth: %+v", r)
+	}
+}
+
+// TestRemoteServerUnreachableAtStartIsRetried: a remote server that is not
+// up yet when the app starts (the network comes later) is retried with
+// backoff and connects once it answers; it is not left failed.
+func TestRemoteServerUnreachableAtStartIsRetried(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there for now
+
+	m, rec := newTestManager(t, &Options{BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, MaxReconnects: 50})
+	m.Add(serverconf.Config{ID: "late", Transport: serverconf.TransportHTTP, URL: "http://" + addr + "/mcp", Enabled: true})
+	waitState(t, m, "late", 10*time.Second, StateDegraded)
+
+	s := mcp.NewServer(&mcp.Implementation{Name: "late", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "hello"}, func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil, nil
+	})
+	l, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+
+	st := waitState(t, m, "late", 10*time.Second, StateConnected)
+	if st.ToolCount != 1 {
+		t.Errorf("tool count = %d", st.ToolCount)
+	}
+	if states := rec.states("late"); len(states) < 3 || states[len(states)-1] != StateConnected {
+		t.Errorf("states = %v", states)
 	}
 }

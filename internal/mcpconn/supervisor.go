@@ -121,8 +121,9 @@ func (s *server) updateStatus(f func(*Status), emit bool) {
 
 // supervise connects the server and keeps it connected until ctx is done:
 // a lost session is re-established with backoff, up to MaxReconnects times
-// in a row; a first connection that fails is not retried (the user's
-// configuration is most likely wrong, and Connect retries).
+// in a row, and so is a remote server that cannot be reached at first; a
+// stdio server whose first start fails is not retried (its configuration
+// is most likely wrong, and Connect retries).
 func (s *server) supervise(ctx context.Context) {
 	o := &s.m.opts
 	attempt := 0
@@ -146,7 +147,11 @@ func (s *server) supervise(ctx context.Context) {
 			case de != nil && de.needsAuth:
 				s.setStatus(func(st *Status) { *st = Status{State: StateNeedsAuth, Reason: err.Error()} })
 				return
-			case !connected || (de != nil && de.permanent):
+			case de != nil && de.permanent,
+				// A local command that fails at once is most likely
+				// configured wrong; a remote server may just not be
+				// reachable yet (the network comes up after the app).
+				!connected && s.config().Transport == serverconf.TransportStdio:
 				s.fail(err, seq)
 				return
 			}
