@@ -89,10 +89,8 @@ func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) string {
 		tc.finish(store.ToolCallEnd{Status: store.CallDenied}, ToolCallEvent{Status: ToolDenied, Result: text})
 		return text
 	}
-	tc.decide(store.CallPending, out)
-
 	start := e.opts.Now()
-	if err := e.opts.Store.StartToolCall(tc.save, tc.id, start); err != nil {
+	if err := e.opts.Store.StartToolCall(tc.save, tc.id, start, out.Decision, out.DecidedBy); err != nil {
 		e.log.Warn("recording a tool call start", "id", tc.id, "err", err)
 	}
 	tc.event(ToolCallEvent{Status: ToolRunning})

@@ -27,10 +27,9 @@ import (
 // reports the difference of their medians.
 //
 // The app's path is Engine.runTools with one call, as a model reply with
-// one tool call runs it: the registry lookup (the tool source's Tools, with
-// the servers' fingerprints read from the store, as core's adapter does),
-// the checks, the approval broker under an "always" grant, the audit
-// record (insert, decision, start, finish), the call through
+// one tool call runs it: the registry lookup (the tool source's Tools, as
+// core's adapter does), the checks, the approval broker under an "always"
+// grant, the audit record (insert, decision with start, finish), the call through
 // mcpconn.Manager, and the tool message appended to the conversation.
 // Events go to a no-op emitter (the window's would marshal them for the
 // frontend).
@@ -41,7 +40,7 @@ import (
 // app-p50-µs, direct-p50-µs, paired-p50-µs (median of per-iteration
 // differences), manager-p50-µs (mcpconn.Manager.CallTool alone on the
 // app's server process: the app's call without chat, approval and audit,
-// taking turns with the other two), store-p50-µs (the five database writes
+// taking turns with the other two), store-p50-µs (the four database writes
 // of one call, timed on their own afterwards).
 func BenchmarkToolCallOverhead(b *testing.B) {
 	node, script := everythingServer(b)
@@ -76,7 +75,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	if err := broker.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	e := NewEngine(&Options{Store: st, Tools: benchToolSource{m: m, st: st}, Approver: benchApprover{broker}})
+	e := NewEngine(&Options{Store: st, Tools: benchToolSource{m: m}, Approver: benchApprover{broker}})
 	defer e.Close()
 	conv, err := st.CreateConversation(ctx, store.Conversation{Title: "tool-call bench"})
 	if err != nil {
@@ -156,8 +155,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 		start := time.Now()
 		rec, _ := st.InsertToolCall(ctx, store.ToolCall{CallID: fmt.Sprintf("w%d", j), ConversationID: conv.ID, MessageID: msg.ID,
 			ServerID: cfg.ID, ServerName: cfg.Name, Tool: "everything__echo", Arguments: string(args), RequestedAt: time.Now()})
-		st.DecideToolCall(ctx, rec.ID, store.CallPending, "allow_always", "policy")
-		st.StartToolCall(ctx, rec.ID, time.Now())
+		st.StartToolCall(ctx, rec.ID, time.Now(), "allow_always", "policy")
 		st.FinishToolCall(ctx, rec.ID, store.ToolCallEnd{Status: store.CallDone, Result: json.RawMessage(`{"content":[]}`)})
 		st.AppendMessage(ctx, store.Message{ConversationID: conv.ID, Role: store.RoleTool, Content: "Echo: hello", ToolCallID: rec.CallID})
 		writes = append(writes, us(time.Since(start)))
@@ -224,22 +222,15 @@ func waitConnected(b *testing.B, m *mcpconn.Manager, id string) {
 // ToolSource (internal/core/chatadapt.go), repeated here because chat may
 // not import core.
 type benchToolSource struct {
-	m  *mcpconn.Manager
-	st *store.Store
+	m *mcpconn.Manager
 }
 
 func (t benchToolSource) Tools() []Tool {
-	fps := map[string]string{}
-	if recs, err := t.st.Servers(context.Background()); err == nil {
-		for _, r := range recs {
-			fps[r.ID] = r.Fingerprint
-		}
-	}
 	tools := t.m.Tools()
 	out := make([]Tool, len(tools))
 	for i, x := range tools {
 		out[i] = Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
-			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: fps[x.ServerID]}
+			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint}
 	}
 	return out
 }

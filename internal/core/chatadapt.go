@@ -7,28 +7,19 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
-	"github.com/switchboard-app/switchboard/internal/store"
 )
 
-// toolSource adapts the connection manager to chat.ToolSource, adding each
-// server's fingerprint for approval grants.
+// toolSource adapts the connection manager to chat.ToolSource.
 type toolSource struct {
-	m  *mcpconn.Manager
-	st *store.Store
+	m *mcpconn.Manager
 }
 
 func (t toolSource) Tools() []chat.Tool {
-	fps := map[string]string{}
-	if recs, err := t.st.Servers(context.Background()); err == nil {
-		for _, r := range recs {
-			fps[r.ID] = r.Fingerprint
-		}
-	}
 	tools := t.m.Tools()
 	out := make([]chat.Tool, len(tools))
 	for i, x := range tools {
 		out[i] = chat.Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
-			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: fps[x.ServerID]}
+			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint}
 	}
 	return out
 }

@@ -120,7 +120,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	s.Chat = chat.NewEngine(&chat.Options{
 		Store:               c.Store,
 		Provider:            provider,
-		Tools:               toolSource{m: s.Manager, st: c.Store},
+		Tools:               toolSource{m: s.Manager},
 		Approver:            approver{s.Broker},
 		Emitter:             em,
 		Logger:              c.Log.With("component", "chat"),

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"encoding/json"
+	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +26,9 @@ type Tool struct {
 	// Enabled is false when the user switched the tool off
 	// (serverconf.Config.DisabledTools); such a tool cannot be called.
 	Enabled bool `json:"enabled"`
+	// Fingerprint is serverconf.Fingerprint of the server's config: what
+	// approval grants are tied to.
+	Fingerprint string `json:"fingerprint"`
 }
 
 // toolInfo is a listed tool, prepared once per listing.
@@ -58,15 +62,16 @@ func (m *Manager) rebuildRegistry() {
 	m.mu.Unlock()
 
 	type part struct {
-		id, name string
-		disabled []string
-		tools    []toolInfo
+		id, name    string
+		fingerprint string
+		disabled    []string
+		tools       []toolInfo
 	}
 	var parts []part
 	var keys []toolKey
 	for _, s := range servers {
 		s.mu.Lock()
-		p := part{id: s.id, name: s.cfg.DisplayName(), disabled: s.cfg.DisabledTools, tools: s.tools}
+		p := part{id: s.id, name: s.cfg.DisplayName(), fingerprint: serverconf.Fingerprint(&s.cfg), disabled: s.cfg.DisabledTools, tools: s.tools}
 		s.mu.Unlock()
 		parts = append(parts, p)
 		for _, t := range p.tools {
@@ -84,7 +89,7 @@ func (m *Manager) rebuildRegistry() {
 			tool := Tool{
 				Name: names[k], ServerID: p.id, ServerName: p.name, OriginalName: t.name,
 				Title: t.title, Description: t.description, InputSchema: t.schema, Annotations: t.annotations,
-				Enabled: !slices.Contains(p.disabled, t.name),
+				Enabled: !slices.Contains(p.disabled, t.name), Fingerprint: p.fingerprint,
 			}
 			list = append(list, tool)
 			byName[tool.Name] = k

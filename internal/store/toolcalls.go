@@ -83,9 +83,10 @@ func (s *Store) DecideToolCall(ctx context.Context, id, status, decision, decide
 	return s.updateToolCall(ctx, id, `status = ?, decision = ?, decided_by = ?`, status, decision, decidedBy)
 }
 
-// StartToolCall marks the call running from at.
-func (s *Store) StartToolCall(ctx context.Context, id string, at time.Time) error {
-	return s.updateToolCall(ctx, id, `status = ?, started_at = ?`, CallRunning, millis(at))
+// StartToolCall records the allowing decision and marks the call running
+// from at, in one write (this is on every call's path).
+func (s *Store) StartToolCall(ctx context.Context, id string, at time.Time, decision, decidedBy string) error {
+	return s.updateToolCall(ctx, id, `status = ?, started_at = ?, decision = ?, decided_by = ?`, CallRunning, millis(at), decision, decidedBy)
 }
 
 // A ToolCallEnd is how a call ended.

@@ -27,11 +27,8 @@ func TestToolCallAuditLifecycle(t *testing.T) {
 		}
 		ids = append(ids, rec.ID)
 	}
-	if err := s.DecideToolCall(ctx, ids[0], CallPending, "allow_once", "user"); err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	if err := s.StartToolCall(ctx, ids[0], start); err != nil {
+	if err := s.StartToolCall(ctx, ids[0], start, "allow_once", "user"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.FinishToolCall(ctx, ids[0], ToolCallEnd{Status: CallDone, Result: json.RawMessage(`{"content":[]}`),
@@ -55,7 +52,7 @@ func TestToolCallAuditLifecycle(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].ID != ids[0] || list[1].Status != CallDenied || !list[1].StartedAt.IsZero() {
 		t.Errorf("ToolCalls = %+v, %v", list, err)
 	}
-	if err := s.StartToolCall(ctx, "nope", start); !errors.Is(err, ErrNotFound) {
+	if err := s.StartToolCall(ctx, "nope", start, "allow_once", "user"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("start missing: %v", err)
 	}
 
