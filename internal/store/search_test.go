@@ -230,3 +230,31 @@ func mustAppend(tb testing.TB, s *Store, convID, role, content string) Message {
 	}
 	return m
 }
+
+// TestSearchCommonWordShowsNewestFirst: past RankLimit matches, ranking
+// every match would be slow, so the newest come first.
+func TestSearchCommonWordShowsNewestFirst(t *testing.T) {
+	s, _ := openTemp(t, nil)
+	ctx := context.Background()
+	c := mustConversation(t, s, "Logs")
+	tx, err := s.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range RankLimit + 10 {
+		if _, err := tx.Exec(`INSERT INTO messages(conversation_id, seq, role, content, created_at, updated_at) VALUES (?, ?, 'user', ?, 1, 1)`,
+			c.ID, i+1, fmt.Sprintf("error number %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, "error", 3)
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("Search = %v, %v", hits, err)
+	}
+	if hits[0].Seq != int64(RankLimit+10) || hits[1].Seq != int64(RankLimit+9) {
+		t.Errorf("first hits have seq %d, %d; want the newest", hits[0].Seq, hits[1].Seq)
+	}
+}
