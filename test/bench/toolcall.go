@@ -45,8 +45,8 @@ func benchToolCall(cfg *config, rep *Report) {
 		rest := median(app) - median(manager) - median(store)
 		f.Note = fmt.Sprintf("MISSED. Where it goes: mcpconn's own call costs %.0f µs against the direct client's %.0f µs, so the connection manager adds "+
 			"nothing; the four database writes of a call (audit insert, decision with start, finish, and the tool message), each its own transaction, "+
-			"take %.0f µs timed alone; the remaining ~%.0f µs is the chat side per call (reading the servers' fingerprints from the store for the "+
-			"registry, copying the tool list, the goroutine, JSON of the full result for the audit). Fewer transactions per call (decision with "+
+			"take %.0f µs timed alone; the remaining ~%.0f µs is the chat side per call (copying the tool list, "+
+			"the goroutine, JSON of the full result for the audit). Fewer transactions per call (decision with "+
 			"the insert; finish with the tool message) is the largest lever.", median(manager), median(direct), median(store), rest)
 	}
 	rep.add("toolcall_overhead_us", f)
