@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,5 +47,36 @@ func TestDoctorVerdicts(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestAskDeniesWhenItCannotAsk: stdin is not a terminal, so a tool call
+// that needs approval is denied (and the model told), unless --allow says
+// otherwise for this run.
+func TestAskDeniesWhenItCannotAsk(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	mods := filepath.Join(root, "test", "node", "node_modules")
+	if _, err := os.Stat(filepath.Join(mods, ".bin", "mcp-server-memory")); err != nil {
+		if os.Getenv("SWITCHBOARD_REQUIRE_NODE_SERVERS") == "1" {
+			t.Fatal("real MCP servers not installed (make test installs them)")
+		}
+		t.Skip("real MCP servers not installed; run npm ci in test/node")
+	}
+	t.Setenv("PATH", filepath.Join(mods, ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers": {"memory": {"command": "mcp-server-memory", "env": {"MEMORY_FILE_PATH": "`+filepath.Join(dir, "mem.json")+`"}}}}`), 0o600)
+	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	srv := llmtest.NewServer(t, nil) // echoes, and calls "use tool NAME {json}"
+
+	code, out, errOut := run(t, dir, "", "ask", "--base-url", srv.URL, "--model", "m", `use tool memory__read_graph {}`)
+	if code != 0 || !strings.Contains(errOut, "denied: no terminal to ask on") || !strings.Contains(errOut, "memory__read_graph: denied") {
+		t.Fatalf("without --allow: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, out, errOut = run(t, dir, "", "ask", "--base-url", srv.URL, "--model", "m", "--allow", "read_graph", `use tool memory__read_graph {}`)
+	if code != 0 || !strings.Contains(errOut, "memory__read_graph: done") || !strings.Contains(errOut, `"entities"`) {
+		t.Fatalf("with --allow: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }
