@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
-
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 )
 
 // TestDoctorVerdicts is the check: one good, one missing-command
