@@ -21,18 +21,13 @@ func (s *Store) Grants(ctx context.Context) ([]Grant, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Grant
-	for rows.Next() {
+	return collect(rows, func(r scanner) (Grant, error) {
 		var g Grant
 		var at int64
-		if err := rows.Scan(&g.ServerID, &g.Tool, &g.Fingerprint, &at); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&g.ServerID, &g.Tool, &g.Fingerprint, &at)
 		g.CreatedAt = time.UnixMilli(at)
-		out = append(out, g)
-	}
-	return out, rows.Err()
+		return g, err
+	})
 }
 
 // PutGrant stores g, replacing any grant for the same server and tool.

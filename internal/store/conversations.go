@@ -70,16 +70,7 @@ func (s *Store) ListConversations(ctx context.Context, limit, offset int) ([]Con
 	if err != nil {
 		return nil, fmt.Errorf("listing conversations: %w", err)
 	}
-	defer rows.Close()
-	out := []Conversation{}
-	for rows.Next() {
-		c, err := scanConversation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return collect(rows, scanConversation)
 }
 
 // RenameConversation sets the title.
@@ -130,6 +121,20 @@ func (s *Store) updateConversation(ctx context.Context, id, set string, args ...
 }
 
 type scanner interface{ Scan(dest ...any) error }
+
+// collect reads every row with scan and closes rows; never a nil slice.
+func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
 
 func scanConversation(r scanner) (Conversation, error) {
 	var c Conversation

@@ -161,16 +161,8 @@ func (s *Store) Messages(ctx context.Context, convID string, p MessagePage) ([]M
 	if err != nil {
 		return nil, fmt.Errorf("reading messages of %s: %w", convID, err)
 	}
-	defer rows.Close()
-	out := []Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := collect(rows, scanMessage)
+	if err != nil {
 		return nil, err
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {

@@ -19,27 +19,16 @@ type Provider struct {
 
 // Providers returns every configured provider, oldest first.
 func (s *Store) Providers(ctx context.Context) ([]Provider, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, name, preset, base_url, default_model, key_ref FROM providers ORDER BY created_at, id")
+	rows, err := s.db.QueryContext(ctx, "SELECT "+providerColumns+" FROM providers ORDER BY created_at, id")
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Provider
-	for rows.Next() {
-		var p Provider
-		if err := rows.Scan(&p.ID, &p.Name, &p.Preset, &p.BaseURL, &p.DefaultModel, &p.KeyRef); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return collect(rows, scanProvider)
 }
 
 // Provider returns one provider; ErrNotFound when there is none with that id.
 func (s *Store) Provider(ctx context.Context, id string) (Provider, error) {
-	var p Provider
-	err := s.db.QueryRowContext(ctx, "SELECT id, name, preset, base_url, default_model, key_ref FROM providers WHERE id = ?", id).
-		Scan(&p.ID, &p.Name, &p.Preset, &p.BaseURL, &p.DefaultModel, &p.KeyRef)
+	p, err := scanProvider(s.db.QueryRowContext(ctx, "SELECT "+providerColumns+" FROM providers WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrNotFound
 	}
@@ -67,4 +56,12 @@ func (s *Store) DeleteProvider(ctx context.Context, id string) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+const providerColumns = "id, name, preset, base_url, default_model, key_ref"
+
+func scanProvider(r scanner) (Provider, error) {
+	var p Provider
+	err := r.Scan(&p.ID, &p.Name, &p.Preset, &p.BaseURL, &p.DefaultModel, &p.KeyRef)
+	return p, err
 }

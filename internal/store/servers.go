@@ -20,27 +20,16 @@ type Server struct {
 
 // Servers returns every stored server in display order.
 func (s *Store) Servers(ctx context.Context) ([]Server, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, name, transport, enabled, config, fingerprint, position FROM servers ORDER BY position, created_at, id")
+	rows, err := s.db.QueryContext(ctx, "SELECT "+serverColumns+" FROM servers ORDER BY position, created_at, id")
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Server
-	for rows.Next() {
-		var v Server
-		if err := rows.Scan(&v.ID, &v.Name, &v.Transport, &v.Enabled, &v.Config, &v.Fingerprint, &v.Position); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return collect(rows, scanServer)
 }
 
 // Server returns one server; ErrNotFound when there is none with that id.
 func (s *Store) Server(ctx context.Context, id string) (Server, error) {
-	var v Server
-	err := s.db.QueryRowContext(ctx, "SELECT id, name, transport, enabled, config, fingerprint, position FROM servers WHERE id = ?", id).
-		Scan(&v.ID, &v.Name, &v.Transport, &v.Enabled, &v.Config, &v.Fingerprint, &v.Position)
+	v, err := scanServer(s.db.QueryRowContext(ctx, "SELECT "+serverColumns+" FROM servers WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, ErrNotFound
 	}
@@ -86,4 +75,12 @@ func (s *Store) DeleteServer(ctx context.Context, id string) error {
 		return ErrNotFound
 	}
 	return tx.Commit()
+}
+
+const serverColumns = "id, name, transport, enabled, config, fingerprint, position"
+
+func scanServer(r scanner) (Server, error) {
+	var v Server
+	err := r.Scan(&v.ID, &v.Name, &v.Transport, &v.Enabled, &v.Config, &v.Fingerprint, &v.Position)
+	return v, err
 }

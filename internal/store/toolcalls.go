@@ -138,16 +138,7 @@ func (s *Store) ToolCalls(ctx context.Context, convID string, messageID int64) (
 	if err != nil {
 		return nil, fmt.Errorf("reading tool calls of %s: %w", convID, err)
 	}
-	defer rows.Close()
-	out := []ToolCall{}
-	for rows.Next() {
-		c, err := scanToolCall(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return collect(rows, scanToolCall)
 }
 
 func scanToolCall(r scanner) (ToolCall, error) {
