@@ -145,6 +145,30 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 	}
 }
 
+// Decided returns the outcome a standing policy (yolo, or an "always"
+// grant for the call's server, tool and fingerprint) gives r, without
+// registering or announcing anything; ok is false when Request would have
+// to ask. Callers use it to record a pre-approved call in one write.
+func (b *Broker) Decided(ctx context.Context, r Request) (Outcome, bool) {
+	if r.validate() != nil || ctx.Err() != nil || b.Load(ctx) != nil {
+		return Outcome{}, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return Outcome{}, false
+	}
+	if _, dup := b.pending[r.ID]; dup {
+		return Outcome{}, false
+	}
+	d, ok := b.policyAllowsLocked(r)
+	if !ok {
+		return Outcome{}, false
+	}
+	r.Arguments = bytes.Clone(r.Arguments)
+	return outcomeFor(r, d, ByPolicy), true
+}
+
 // Decide applies the user's decision d to the pending call id. It returns
 // ErrInvalidDecision for anything but AllowOnce, AllowAlways, AllowAll and
 // Deny (cancelling is the system's), and ErrUnknownRequest when id is not

@@ -208,6 +208,21 @@ func TestRequestPolicy(t *testing.T) {
 				}
 				b, rec := newTestBroker(t, store)
 				defer b.Close()
+
+				// Decided gives the policy's answer without asking or
+				// announcing anything.
+				out, ok := b.Decided(t.Context(), tt.r)
+				if ok != (tt.want != nil) {
+					t.Errorf("Decided ok = %v, want %v", ok, tt.want != nil)
+				} else if ok {
+					if diff := cmp.Diff(*tt.want, out); diff != "" {
+						t.Errorf("Decided mismatch (-want +got):\n%s", diff)
+					}
+				}
+				if evs := rec.take(); len(evs) != 0 {
+					t.Errorf("Decided emitted %+v", evs)
+				}
+
 				ch := start(t.Context(), b, tt.r)
 				synctest.Wait()
 
@@ -457,5 +472,31 @@ func assertPolicy(t *testing.T, b *Broker, want Policy) {
 	}
 	if diff := cmp.Diff(want, Policy{Yolo: yolo, Grants: stored}); diff != "" {
 		t.Errorf("stored policy mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// Decided never answers for a closed broker, a cancelled context or an
+// invalid request: Request has the last word on those.
+func TestDecidedRefusesToGuess(t *testing.T) {
+	store := new(MemoryPolicyStore)
+	if err := store.SetYolo(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := newTestBroker(t, store)
+	r := req("a", "conv1", "s1", "t1", "fp1")
+	if _, ok := b.Decided(t.Context(), Request{}); ok {
+		t.Error("an invalid request was decided")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, ok := b.Decided(ctx, r); ok {
+		t.Error("decided under a cancelled context")
+	}
+	if _, ok := b.Decided(t.Context(), r); !ok {
+		t.Error("yolo did not decide")
+	}
+	b.Close()
+	if _, ok := b.Decided(t.Context(), r); ok {
+		t.Error("a closed broker decided")
 	}
 }

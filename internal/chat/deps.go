@@ -84,6 +84,16 @@ type Approver interface {
 	Request(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, error)
 }
 
+// A PolicyApprover is an Approver that can also tell, without asking
+// anyone, that a standing policy (an "always" grant, yolo) allows a call.
+// The engine then records the call as decided and started in one write
+// instead of three. Decided returns ok only for an allowing outcome that
+// Request would give at once for the same r.
+type PolicyApprover interface {
+	Approver
+	Decided(ctx context.Context, r ApprovalRequest) (out ApprovalOutcome, ok bool)
+}
+
 // An Emitter sends an event to the UI. It is called from several
 // goroutines (the run, its tool calls, the delta throttle) and must be safe
 // for concurrent use and return quickly.

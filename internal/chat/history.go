@@ -13,30 +13,33 @@ const noResult = "No result: the call did not finish (the reply was stopped or t
 
 // buildHistory turns stored messages into the request's messages, made
 // valid for providers: every tool call of an assistant message is answered
-// by one tool message before the next message (missing ones get
-// noResult), tool messages that answer no call are dropped, and replies
+// by one tool message, in the calls' order (tool messages are stored in
+// the order the calls ended), before the next message (missing ones get
+// noResult); tool messages that answer no call are dropped, and replies
 // that failed before any text (and notes) are left out.
 func buildHistory(system string, stored []store.Message) []llm.Message {
 	var out []llm.Message
 	if system != "" {
 		out = append(out, llm.Message{Role: llm.RoleSystem, Content: system})
 	}
-	var open []string // call IDs of the last assistant message not yet answered
+	var open []string               // call IDs of the last assistant message
+	answers := map[string]*string{} // their results, as they are found
 	answer := func() {
 		for _, id := range open {
-			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: noResult})
+			text := noResult
+			if a := answers[id]; a != nil {
+				text = *a
+			}
+			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: text})
 		}
 		open = nil
+		clear(answers)
 	}
 	for _, m := range stored {
 		switch m.Role {
 		case store.RoleTool:
-			for i, id := range open {
-				if id == m.ToolCallID {
-					out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: m.Content})
-					open = append(open[:i], open[i+1:]...)
-					break
-				}
+			if a, ok := answers[m.ToolCallID]; ok && a == nil {
+				answers[m.ToolCallID] = &m.Content
 			}
 		case store.RoleAssistant:
 			answer()
@@ -49,7 +52,10 @@ func buildHistory(system string, stored []store.Message) []llm.Message {
 			}
 			out = append(out, llm.Message{Role: llm.RoleAssistant, Content: m.Content, ToolCalls: calls})
 			for _, c := range calls {
-				open = append(open, c.ID)
+				if _, dup := answers[c.ID]; !dup {
+					open = append(open, c.ID)
+					answers[c.ID] = nil
+				}
 			}
 		case store.RoleUser, store.RoleSystem:
 			answer()

@@ -29,8 +29,8 @@ func TestBuildHistoryIsValidForProviders(t *testing.T) {
 		{Role: "assistant", Content: "partial"},
 		{Role: "user", Content: "q2"},
 		{Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "a", Name: "t", Arguments: "{}"}, {ID: "b", Name: "t", Arguments: "{}"}}},
+		{Role: "tool", ToolCallID: "a", Content: noResult}, // in the calls' order
 		{Role: "tool", ToolCallID: "b", Content: "B"},
-		{Role: "tool", ToolCallID: "a", Content: noResult},
 		{Role: "user", Content: "q3"},
 	}
 	if diff := cmp.Diff(want, buildHistory("sys", stored)); diff != "" {

@@ -28,132 +28,178 @@ type toolCall struct {
 	call      llm.ToolCall
 	id        string // audit record ID
 	server    string
-	mu        sync.Mutex
-	ended     bool
+	// unrecorded is set when the audit record could not be written; the
+	// call goes on without updating it.
+	unrecorded bool
+	mu         sync.Mutex
+	ended      bool
 }
 
 // run takes the call to its end and returns the tool message text for the
 // model.
-func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) string {
+func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) {
 	e, c := tc.e, tc.call
 	tool, known := tools[c.Name]
 	tc.server = tool.ServerName
-	rec, err := e.opts.Store.InsertToolCall(tc.save, store.ToolCall{CallID: c.ID, ConversationID: tc.conv.ID,
-		MessageID: tc.msg.ID, ServerID: tool.ServerID, ServerName: tool.ServerName, Tool: c.Name, Arguments: c.Arguments,
-		RequestedAt: e.opts.Now()})
-	if err != nil {
-		e.log.Error("recording a tool call", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
-		rec.ID = store.NewID() // keep going: the user's call matters more than its audit line
-	}
-	tc.id = rec.ID
-	tc.event(ToolCallEvent{Status: ToolPending})
-
 	args := bytes.TrimSpace([]byte(c.Arguments))
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
+	var refusal string
 	switch {
 	case !known:
-		return tc.refuse(fmt.Sprintf("Error: there is no tool named %q. Call only the tools listed in this request.", c.Name))
+		refusal = fmt.Sprintf("Error: there is no tool named %q. Call only the tools listed in this request.", c.Name)
 	case !tool.Enabled:
-		return tc.refuse(fmt.Sprintf("Error: the tool %q is switched off by the user. Do not call it again; go on without it.", c.Name))
+		refusal = fmt.Sprintf("Error: the tool %q is switched off by the user. Do not call it again; go on without it.", c.Name)
 	case !sel.allows(c.Name):
-		return tc.refuse(fmt.Sprintf("Error: the tool %q is switched off for this conversation. Do not call it again; go on without it.", c.Name))
+		refusal = fmt.Sprintf("Error: the tool %q is switched off for this conversation. Do not call it again; go on without it.", c.Name)
 	case !json.Valid(args):
-		return tc.refuse(fmt.Sprintf("Error: the arguments of %s are not valid JSON: %s. Call it again with a JSON object that matches its input schema.", c.Name, clip(c.Arguments, 200)))
+		refusal = fmt.Sprintf("Error: the arguments of %s are not valid JSON: %s. Call it again with a JSON object that matches its input schema.", c.Name, clip(c.Arguments, 200))
 	case args[0] != '{':
-		return tc.refuse(fmt.Sprintf("Error: the arguments of %s must be a JSON object, not %s. Call it again with a JSON object that matches its input schema.", c.Name, clip(c.Arguments, 200)))
+		refusal = fmt.Sprintf("Error: the arguments of %s must be a JSON object, not %s. Call it again with a JSON object that matches its input schema.", c.Name, clip(c.Arguments, 200))
 	case e.opts.Approver == nil:
-		return tc.refuse(fmt.Sprintf("Error: tool calls cannot be approved right now, so %s did not run.", c.Name))
+		refusal = fmt.Sprintf("Error: tool calls cannot be approved right now, so %s did not run.", c.Name)
 	}
+	rec := store.ToolCall{ID: store.NewID(), CallID: c.ID, ConversationID: tc.conv.ID, MessageID: tc.msg.ID,
+		ServerID: tool.ServerID, ServerName: tool.ServerName, Tool: c.Name, Arguments: c.Arguments, RequestedAt: e.opts.Now()}
+	tc.id = rec.ID
+	req := ApprovalRequest{ID: tc.id, ConversationID: tc.conv.ID, ServerID: tool.ServerID, Tool: cmp.Or(tool.OriginalName, tool.Name),
+		ServerName: tool.ServerName, Description: tool.Description, Fingerprint: tool.Fingerprint, Arguments: json.RawMessage(args)}
 
-	tc.event(ToolCallEvent{Status: ToolWaitingApproval})
-	out, err := e.opts.Approver.Request(tc.ctx, ApprovalRequest{ID: tc.id, ConversationID: tc.conv.ID,
-		ServerID: tool.ServerID, Tool: cmp.Or(tool.OriginalName, tool.Name), ServerName: tool.ServerName, Description: tool.Description,
-		Fingerprint: tool.Fingerprint, Arguments: json.RawMessage(args)})
-	if err != nil && !out.Allowed {
-		if tc.ctx.Err() != nil {
-			return tc.cancelled(out, 0)
+	// A call a standing policy allows is recorded as requested, decided
+	// and started in one write; any other is recorded before it is checked
+	// or put to the user.
+	var out ApprovalOutcome
+	decided := false
+	if pa, ok := e.opts.Approver.(PolicyApprover); ok && refusal == "" {
+		out, decided = pa.Decided(tc.ctx, req)
+		decided = decided && out.Allowed
+	}
+	if decided {
+		rec.Status, rec.Decision, rec.DecidedBy, rec.StartedAt = store.CallRunning, out.Decision, out.DecidedBy, rec.RequestedAt
+	}
+	if _, err := e.opts.Store.InsertToolCall(tc.save, rec); err != nil {
+		e.log.Error("recording a tool call", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
+		tc.unrecorded = true // keep going: the user's call matters more than its audit line
+	}
+	if refusal != "" {
+		tc.event(ToolCallEvent{Status: ToolPending})
+		tc.refuse(refusal)
+		return
+	}
+	start := rec.StartedAt
+	if !decided {
+		tc.event(ToolCallEvent{Status: ToolPending})
+		tc.event(ToolCallEvent{Status: ToolWaitingApproval})
+		var err error
+		out, err = e.opts.Approver.Request(tc.ctx, req)
+		if err != nil && !out.Allowed {
+			if tc.ctx.Err() != nil {
+				tc.cancelled(out, 0)
+				return
+			}
+			tc.refuse(fmt.Sprintf("Error: the call of %s could not be put to the user (%v), so it did not run.", c.Name, err))
+			return
 		}
-		return tc.refuse(fmt.Sprintf("Error: the call of %s could not be put to the user (%v), so it did not run.", c.Name, err))
-	}
-	if err != nil {
-		e.log.Warn("approval", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
-	}
-	switch {
-	case !out.Allowed && (out.Decision == DecisionCancelled || tc.ctx.Err() != nil):
-		return tc.cancelled(out, 0)
-	case !out.Allowed:
-		tc.decide(store.CallDenied, out)
-		text := fmt.Sprintf("The user declined this call of %s, so it did not run. Go on without it, or ask the user what to do instead.", c.Name)
-		tc.finish(store.ToolCallEnd{Status: store.CallDenied}, ToolCallEvent{Status: ToolDenied, Result: text})
-		return text
-	}
-	start := e.opts.Now()
-	if err := e.opts.Store.StartToolCall(tc.save, tc.id, start, out.Decision, out.DecidedBy); err != nil {
-		e.log.Warn("recording a tool call start", "id", tc.id, "err", err)
+		if err != nil {
+			e.log.Warn("approval", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
+		}
+		switch {
+		case !out.Allowed && (out.Decision == DecisionCancelled || tc.ctx.Err() != nil):
+			tc.cancelled(out, 0)
+			return
+		case !out.Allowed:
+			tc.decide(store.CallDenied, out)
+			text := fmt.Sprintf("The user declined this call of %s, so it did not run. Go on without it, or ask the user what to do instead.", c.Name)
+			tc.finish(store.ToolCallEnd{Status: store.CallDenied}, ToolCallEvent{Status: ToolDenied, Result: text}, text)
+			return
+		}
+		start = e.opts.Now()
+		if err := e.opts.Store.StartToolCall(tc.save, tc.id, start, out.Decision, out.DecidedBy); err != nil {
+			e.log.Warn("recording a tool call start", "id", tc.id, "err", err)
+		}
 	}
 	tc.event(ToolCallEvent{Status: ToolRunning})
 	res, err := e.opts.Tools.CallTool(tc.ctx, c.Name, out.Arguments, tc.progress)
 	took := e.opts.Now().Sub(start)
 	switch {
 	case err != nil && tc.ctx.Err() != nil:
-		return tc.cancelled(out, took)
+		tc.cancelled(out, took)
+		return
 	case err != nil:
 		text := fmt.Sprintf("Error: the call of %s failed: %v", c.Name, err)
 		tc.finish(store.ToolCallEnd{Status: store.CallError, IsError: true, Error: err.Error(), Duration: took},
-			ToolCallEvent{Status: ToolFailed, Error: err.Error(), DurationMs: took.Milliseconds()})
-		return text
+			ToolCallEvent{Status: ToolFailed, Error: err.Error(), DurationMs: took.Milliseconds()}, text)
+		return
 	}
 	full := res.Full
 	if full == nil {
 		full, _ = json.Marshal(res.Text)
 	}
 	text := truncate(res.Text, e.currentLimits().ResultLimit)
+	if text == "" {
+		text = "(no output)"
+	}
 	status := ToolDone
 	if res.IsError {
 		status = ToolFailed
 	}
 	tc.finish(store.ToolCallEnd{Status: store.CallDone, Result: full, IsError: res.IsError, Duration: took},
-		ToolCallEvent{Status: status, Result: clip(res.Text, summaryLength), DurationMs: took.Milliseconds()})
-	if text == "" {
-		text = "(no output)"
-	}
-	return text
+		ToolCallEvent{Status: status, Result: clip(res.Text, summaryLength), DurationMs: took.Milliseconds()}, text)
 }
 
 // refuse ends a call that did not pass a check; text goes to the model.
-func (tc *toolCall) refuse(text string) string {
+func (tc *toolCall) refuse(text string) {
 	tc.finish(store.ToolCallEnd{Status: store.CallError, IsError: true, Error: text},
-		ToolCallEvent{Status: ToolFailed, Error: text})
-	return text
+		ToolCallEvent{Status: ToolFailed, Error: text}, text)
 }
 
-func (tc *toolCall) cancelled(out ApprovalOutcome, took time.Duration) string {
+func (tc *toolCall) cancelled(out ApprovalOutcome, took time.Duration) {
 	if out.Decision == "" {
 		out.Decision, out.DecidedBy = DecisionCancelled, "system"
 	}
 	tc.decide(store.CallCancelled, out)
 	text := fmt.Sprintf("The call of %s was cancelled before it finished: the user stopped the reply.", tc.call.Name)
 	tc.finish(store.ToolCallEnd{Status: store.CallCancelled, Error: "cancelled", Duration: took},
-		ToolCallEvent{Status: ToolCancelled, DurationMs: took.Milliseconds()})
-	return text
+		ToolCallEvent{Status: ToolCancelled, DurationMs: took.Milliseconds()}, text)
 }
 
 func (tc *toolCall) decide(status string, out ApprovalOutcome) {
+	if tc.unrecorded {
+		return
+	}
 	if err := tc.e.opts.Store.DecideToolCall(tc.save, tc.id, status, out.Decision, out.DecidedBy); err != nil {
 		tc.e.log.Warn("recording a tool call decision", "id", tc.id, "err", err)
 	}
 }
 
-func (tc *toolCall) finish(end store.ToolCallEnd, ev ToolCallEvent) {
-	if err := tc.e.opts.Store.FinishToolCall(tc.save, tc.id, end); err != nil {
-		tc.e.log.Warn("recording a tool call end", "id", tc.id, "err", err)
+// finish records how the call ended together with text, the tool message
+// that answers the call for the model, and tells the UI both.
+func (tc *toolCall) finish(end store.ToolCallEnd, ev ToolCallEvent, text string) {
+	e := tc.e
+	reply := store.Message{ConversationID: tc.conv.ID, Role: store.RoleTool, Content: text, ToolCallID: tc.call.ID}
+	var err error
+	if !tc.unrecorded {
+		var saved store.Message
+		if saved, err = e.opts.Store.FinishToolCallWithReply(tc.save, tc.id, end, reply); err == nil {
+			reply = saved
+		} else {
+			e.log.Warn("recording a tool call end", "id", tc.id, "err", err)
+		}
+	}
+	if tc.unrecorded || err != nil {
+		// The result still reaches the model, audit or not.
+		if reply, err = e.opts.Store.AppendMessage(tc.save, reply); err != nil {
+			e.log.Error("saving a tool result", "conversationId", tc.conv.ID, "tool", tc.call.Name, "err", err)
+		}
 	}
 	tc.mu.Lock()
 	tc.ended = true
 	tc.mu.Unlock()
 	tc.event(ev)
+	if err == nil {
+		e.emit.Emit(EventMessage, reply)
+	}
 }
 
 // progress forwards a progress report while the call runs. The tool source

@@ -154,10 +154,10 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	for j := range 200 {
 		start := time.Now()
 		rec, _ := st.InsertToolCall(ctx, store.ToolCall{CallID: fmt.Sprintf("w%d", j), ConversationID: conv.ID, MessageID: msg.ID,
-			ServerID: cfg.ID, ServerName: cfg.Name, Tool: "everything__echo", Arguments: string(args), RequestedAt: time.Now()})
-		st.StartToolCall(ctx, rec.ID, time.Now(), "allow_always", "policy")
-		st.FinishToolCall(ctx, rec.ID, store.ToolCallEnd{Status: store.CallDone, Result: json.RawMessage(`{"content":[]}`)})
-		st.AppendMessage(ctx, store.Message{ConversationID: conv.ID, Role: store.RoleTool, Content: "Echo: hello", ToolCallID: rec.CallID})
+			ServerID: cfg.ID, ServerName: cfg.Name, Tool: "everything__echo", Arguments: string(args), Status: store.CallRunning,
+			Decision: "allow_always", DecidedBy: "policy", RequestedAt: time.Now(), StartedAt: time.Now()})
+		st.FinishToolCallWithReply(ctx, rec.ID, store.ToolCallEnd{Status: store.CallDone, Result: json.RawMessage(`{"content":[]}`)},
+			store.Message{ConversationID: conv.ID, Role: store.RoleTool, Content: "Echo: hello", ToolCallID: rec.CallID})
 		writes = append(writes, us(time.Since(start)))
 	}
 
@@ -253,5 +253,14 @@ type benchApprover struct{ b *approval.Broker }
 
 func (a benchApprover) Request(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, error) {
 	out, err := a.b.Request(ctx, approval.Request(r))
-	return ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments}, err
+	return benchOutcome(out), err
+}
+
+func (a benchApprover) Decided(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, bool) {
+	out, ok := a.b.Decided(ctx, approval.Request(r))
+	return benchOutcome(out), ok
+}
+
+func benchOutcome(out approval.Outcome) ApprovalOutcome {
+	return ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments}
 }

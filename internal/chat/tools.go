@@ -138,30 +138,21 @@ func toolTokens(tools []llm.Tool) int {
 	return n / 4
 }
 
-// runTools runs one reply's calls concurrently and appends their results as
-// tool messages, in the calls' order, once all have ended.
+// runTools runs one reply's calls concurrently. Each call, as it ends,
+// appends its result as a tool message (so they are stored in the order the
+// calls end; the history puts them back in the calls' order for the model).
 func (e *Engine) runTools(ctx, save context.Context, conv store.Conversation, msg store.Message, calls []llm.ToolCall) {
 	byName := map[string]Tool{}
 	for _, t := range e.allTools() {
 		byName[t.Name] = t
 	}
 	sel := e.selection(conv)
-	texts := make([]string, len(calls))
 	var wg sync.WaitGroup
-	for i, c := range calls {
+	for _, c := range calls {
 		wg.Go(func() {
 			tc := &toolCall{e: e, ctx: ctx, save: save, conv: conv, msg: msg, call: c}
-			texts[i] = tc.run(byName, sel)
+			tc.run(byName, sel)
 		})
 	}
 	wg.Wait()
-	for i, c := range calls {
-		m, err := e.opts.Store.AppendMessage(save, store.Message{ConversationID: conv.ID, Role: store.RoleTool,
-			Content: texts[i], ToolCallID: c.ID})
-		if err != nil {
-			e.log.Error("saving a tool result", "conversationId", conv.ID, "tool", c.Name, "err", err)
-			continue
-		}
-		e.emit.Emit(EventMessage, m)
-	}
 }

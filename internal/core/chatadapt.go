@@ -43,5 +43,14 @@ type approver struct{ b *approval.Broker }
 
 func (a approver) Request(ctx context.Context, r chat.ApprovalRequest) (chat.ApprovalOutcome, error) {
 	out, err := a.b.Request(ctx, approval.Request(r))
-	return chat.ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments}, err
+	return chatOutcome(out), err
+}
+
+func (a approver) Decided(ctx context.Context, r chat.ApprovalRequest) (chat.ApprovalOutcome, bool) {
+	out, ok := a.b.Decided(ctx, approval.Request(r))
+	return chatOutcome(out), ok
+}
+
+func chatOutcome(out approval.Outcome) chat.ApprovalOutcome {
+	return chat.ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments}
 }

@@ -54,31 +54,39 @@ const messageColumns = `id, conversation_id, seq, role, content, reasoning, tool
 // marks the conversation updated, in one transaction. It returns m as
 // stored. ErrNotFound if the conversation does not exist.
 func (s *Store) AppendMessage(ctx context.Context, m Message) (Message, error) {
-	if m.Status == "" {
-		m.Status = StatusDone
-	}
-	ts := now()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Message{}, fmt.Errorf("appending message: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE conversations SET updated_at = ? WHERE id = ?`, ts, m.ConversationID)
+	if m, err = s.appendMessage(ctx, tx, m); err != nil {
+		return Message{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Message{}, fmt.Errorf("appending message: %w", err)
+	}
+	return m, nil
+}
+
+// appendMessage is AppendMessage's work inside tx.
+func (s *Store) appendMessage(ctx context.Context, tx *sql.Tx, m Message) (Message, error) {
+	if m.Status == "" {
+		m.Status = StatusDone
+	}
+	ts := now()
+	res, err := s.exec(ctx, tx, `UPDATE conversations SET updated_at = ? WHERE id = ?`, ts, m.ConversationID)
 	if err != nil {
 		return Message{}, fmt.Errorf("appending message: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Message{}, fmt.Errorf("conversation %s: %w", m.ConversationID, ErrNotFound)
 	}
-	err = tx.QueryRowContext(ctx, `INSERT INTO messages(conversation_id, seq, role, content, reasoning, tool_calls, tool_call_id, status, error, meta, created_at, updated_at)
+	err = s.queryRow(ctx, tx, `INSERT INTO messages(conversation_id, seq, role, content, reasoning, tool_calls, tool_call_id, status, error, meta, created_at, updated_at)
 		SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE conversation_id = ?
 		RETURNING id, seq`,
 		m.ConversationID, m.Role, m.Content, m.Reasoning, nullJSON(m.ToolCalls), nullEmpty(m.ToolCallID),
 		m.Status, m.Error, nullJSON(m.Meta), ts, ts, m.ConversationID).Scan(&m.ID, &m.Seq)
 	if err != nil {
-		return Message{}, fmt.Errorf("appending message: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
 		return Message{}, fmt.Errorf("appending message: %w", err)
 	}
 	m.CreatedAt, m.UpdatedAt = fromMillis(ts), fromMillis(ts)
@@ -88,7 +96,7 @@ func (s *Store) AppendMessage(ctx context.Context, m Message) (Message, error) {
 // UpdateStreaming saves the text of a message that is still arriving. It
 // is called several times a second and writes only these columns.
 func (s *Store) UpdateStreaming(ctx context.Context, id int64, content, reasoning string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE messages SET content = ?, reasoning = ?, updated_at = ? WHERE id = ?`,
+	_, err := s.exec(ctx, nil, `UPDATE messages SET content = ?, reasoning = ?, updated_at = ? WHERE id = ?`,
 		content, reasoning, now(), id)
 	if err != nil {
 		return fmt.Errorf("saving message %d: %w", id, err)

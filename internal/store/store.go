@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -41,6 +42,9 @@ var ErrNotFound = errors.New("not found")
 type Store struct {
 	db   *sql.DB
 	path string
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // see stmt
 }
 
 // Options tune Open; nil means defaults.
@@ -141,6 +145,12 @@ func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return nil
 	}
+	s.mu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.mu.Unlock()
 	err := s.db.Close()
 	if errors.Is(err, sql.ErrConnDone) {
 		return nil
@@ -175,3 +185,53 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 }
 
 func now() int64 { return time.Now().UnixMilli() }
+
+// stmt returns query prepared, preparing it once. The writes on the hot
+// paths (a tool call's audit, appending a message, saving a streaming
+// reply) use it: without it the driver parses the SQL anew on every call,
+// a third of such a write's time.
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+// exec runs a statement of the hot paths through the statement cache, on
+// tx when it is not nil.
+func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if tx != nil {
+		st = tx.StmtContext(ctx, st)
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// queryRow is exec's counterpart for a statement that returns a row.
+func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		// Let the caller meet the error at Scan, as with QueryRowContext.
+		if tx != nil {
+			return tx.QueryRowContext(ctx, query, args...)
+		}
+		return s.db.QueryRowContext(ctx, query, args...)
+	}
+	if tx != nil {
+		st = tx.StmtContext(ctx, st)
+	}
+	return st.QueryRowContext(ctx, args...)
+}

@@ -68,7 +68,7 @@ func (s *Store) InsertToolCall(ctx context.Context, c ToolCall) (ToolCall, error
 		msgID = sql.NullInt64{Int64: c.MessageID, Valid: true}
 	}
 	// started_at is NOT NULL in the first schema; 0 means "not started".
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tool_calls(`+toolCallColumns+`)
+	_, err := s.exec(ctx, nil, `INSERT INTO tool_calls(`+toolCallColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.CallID, c.ConversationID, msgID, c.ServerID, c.ServerName, c.Tool, c.Arguments, c.Status,
 		c.Decision, c.DecidedBy, nullJSON(c.Result), c.IsError, c.Error, millis(c.RequestedAt), millis(c.StartedAt), c.DurationMs)
@@ -80,13 +80,13 @@ func (s *Store) InsertToolCall(ctx context.Context, c ToolCall) (ToolCall, error
 
 // DecideToolCall records the approval decision and the status it leads to.
 func (s *Store) DecideToolCall(ctx context.Context, id, status, decision, decidedBy string) error {
-	return s.updateToolCall(ctx, id, `status = ?, decision = ?, decided_by = ?`, status, decision, decidedBy)
+	return s.updateToolCall(ctx, nil, id, `status = ?, decision = ?, decided_by = ?`, status, decision, decidedBy)
 }
 
 // StartToolCall records the allowing decision and marks the call running
 // from at, in one write (this is on every call's path).
 func (s *Store) StartToolCall(ctx context.Context, id string, at time.Time, decision, decidedBy string) error {
-	return s.updateToolCall(ctx, id, `status = ?, started_at = ?, decision = ?, decided_by = ?`, CallRunning, millis(at), decision, decidedBy)
+	return s.updateToolCall(ctx, nil, id, `status = ?, started_at = ?, decision = ?, decided_by = ?`, CallRunning, millis(at), decision, decidedBy)
 }
 
 // A ToolCallEnd is how a call ended.
@@ -99,14 +99,38 @@ type ToolCallEnd struct {
 	Duration time.Duration
 }
 
+const finishToolCall = `status = ?, result = ?, is_error = ?, error = ?, duration_ms = ?`
+
 // FinishToolCall records how the call ended.
 func (s *Store) FinishToolCall(ctx context.Context, id string, end ToolCallEnd) error {
-	return s.updateToolCall(ctx, id, `status = ?, result = ?, is_error = ?, error = ?, duration_ms = ?`,
+	return s.updateToolCall(ctx, nil, id, finishToolCall,
 		end.Status, nullJSON(end.Result), end.IsError, end.Error, end.Duration.Milliseconds())
 }
 
-func (s *Store) updateToolCall(ctx context.Context, id, set string, args ...any) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE tool_calls SET `+set+` WHERE id = ?`, append(args, id)...)
+// FinishToolCallWithReply records how the call ended and appends reply,
+// the tool message that gives the model its result, in one transaction
+// (this is on every call's path). It returns reply as stored.
+func (s *Store) FinishToolCallWithReply(ctx context.Context, id string, end ToolCallEnd, reply Message) (Message, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Message{}, fmt.Errorf("updating tool call %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	if err := s.updateToolCall(ctx, tx, id, finishToolCall,
+		end.Status, nullJSON(end.Result), end.IsError, end.Error, end.Duration.Milliseconds()); err != nil {
+		return Message{}, err
+	}
+	if reply, err = s.appendMessage(ctx, tx, reply); err != nil {
+		return Message{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Message{}, fmt.Errorf("updating tool call %s: %w", id, err)
+	}
+	return reply, nil
+}
+
+func (s *Store) updateToolCall(ctx context.Context, tx *sql.Tx, id, set string, args ...any) error {
+	res, err := s.exec(ctx, tx, `UPDATE tool_calls SET `+set+` WHERE id = ?`, append(args, id)...)
 	if err != nil {
 		return fmt.Errorf("updating tool call %s: %w", id, err)
 	}
