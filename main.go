@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-app/switchboard/app"
 	"github.com/switchboard-app/switchboard/internal/cli"
+	"github.com/switchboard-app/switchboard/internal/spawn"
 )
 
 //go:embed all:frontend/dist
@@ -20,6 +21,7 @@ var assets embed.FS
 var icon []byte
 
 func main() {
+	spawn.Run(os.Args[1:]) // the trampoline children start through; see internal/spawn
 	if cli.IsCommand(os.Args[1:]) {
 		os.Exit(cli.Main(os.Args[1:]))
 	}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/switchboard-app/switchboard/internal/buildinfo"
 	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/secrets"
+	"github.com/switchboard-app/switchboard/internal/spawn"
 )
 
 // App is bound to the frontend: its exported methods become window.go.app.App.*.
@@ -40,7 +42,9 @@ func New(c *core.Core) *App {
 const readyTimeout = 8 * time.Second
 
 // watchReady reloads the page when the frontend has not called Ready in
-// time (seen rarely under load: the window maps but the page stays white).
+// time. It was written for a white page seen in about one launch in ten
+// with servers configured, since traced to stray pipes (see services); it
+// stays as a guard against any other page that never loads.
 // A user never waits on a blank window: after two reloads it gives up and
 // logs why.
 func (a *App) watchReady(ctx context.Context) {
@@ -86,7 +90,16 @@ func (a *App) startup(ctx context.Context) {
 // services returns the product's services, built on first use with this
 // App as their event emitter; an error when the database is not open.
 func (a *App) services() (*core.Services, error) {
-	return a.core.Services(&core.ServiceOptions{Emitter: a})
+	opts := &core.ServiceOptions{Emitter: a}
+	// Children go through the binary's trampoline: Wails' asset server
+	// makes its response pipes without close-on-exec, and a server forked
+	// while one is open would keep the page from ever loading.
+	if w, err := spawn.NewWrapper(); err == nil {
+		opts.Manager = &mcpconn.Options{Wrap: w.Wrap}
+	} else {
+		a.core.Log.Warn("starting servers directly", "err", err)
+	}
+	return a.core.Services(opts)
 }
 
 func (a *App) domReady(ctx context.Context) {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"github.com/switchboard-app/switchboard/internal/spawn"
 )
 
 // faultEnv, when set, turns the test binary into a stdio MCP server that
@@ -26,6 +27,7 @@ const faultEnv = "SWITCHBOARD_FAULT_SERVER"
 const legacyEnv = "SWITCHBOARD_FAULT_LEGACY"
 
 func TestMain(m *testing.M) {
+	spawn.Run(os.Args[1:]) // the test binary is its own trampoline, as the app is
 	if mode := os.Getenv(faultEnv); mode != "" {
 		runFaultServer(mode)
 		os.Exit(0)

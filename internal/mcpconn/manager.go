@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -80,6 +81,11 @@ type Options struct {
 	// ("$SHELL -l -i -c", 3 s timeout) followed by the app's own entries,
 	// or just the app's PATH if the shell fails (and on Windows).
 	ShellPATH func() string
+
+	// Wrap, when set, rewrites every child command (stdio servers, the
+	// login shell) before it starts. The app passes spawn's trampoline, so
+	// that children inherit none of the window's stray descriptors.
+	Wrap func(*exec.Cmd)
 
 	// AuthHandler returns the OAuth handler for a streamable-HTTP server;
 	// nil (or a nil result) means none: a 401 then puts the server in
@@ -547,7 +553,7 @@ func (m *Manager) pathList() string {
 			return
 		}
 		start := time.Now()
-		m.shellPATH = loginShellPATH(3 * time.Second)
+		m.shellPATH = loginShellPATH(3*time.Second, m.opts.Wrap)
 		m.log.Info("captured login shell PATH", "path", m.shellPATH, "took", time.Since(start))
 	})
 	return m.shellPATH

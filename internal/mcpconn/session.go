@@ -213,7 +213,7 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 			pathList = p
 			delete(env, "PATH")
 		}
-		proc, err := startProcess(cfg, path, childEnv(pathList, env), ring, m.opts.StopGrace)
+		proc, err := startProcess(cfg, path, childEnv(pathList, env), ring, m.opts.StopGrace, m.opts.Wrap)
 		if err != nil {
 			return nil, permanent(err)
 		}

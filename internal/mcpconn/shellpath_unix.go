@@ -23,7 +23,7 @@ const pathMarker = "__SWITCHBOARD_PATH__"
 // "npx" installed with nvm or Homebrew would not be found without this. It
 // runs "$SHELL -l -i -c ..." once, bounded by timeout, and falls back to the
 // app's PATH.
-func loginShellPATH(timeout time.Duration) string {
+func loginShellPATH(timeout time.Duration, wrap func(*exec.Cmd)) string {
 	own := os.Getenv("PATH")
 	shell := os.Getenv("SHELL")
 	if shell == "" {
@@ -46,6 +46,9 @@ func loginShellPATH(timeout time.Duration) string {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 200 * time.Millisecond
+	if wrap != nil {
+		wrap(cmd)
+	}
 	out, _ := cmd.Output() // rc files may fail and still print PATH
 	_, rest, ok := strings.Cut(string(out), pathMarker)
 	if !ok {

@@ -35,13 +35,17 @@ type process struct {
 }
 
 // startProcess starts cfg's command with env and path already resolved,
-// copying its stderr into ring.
-func startProcess(cfg serverconf.Config, path string, env []string, ring *logbuf.Ring, grace time.Duration) (*process, error) {
+// copying its stderr into ring; wrap, if not nil, rewrites the command
+// first.
+func startProcess(cfg serverconf.Config, path string, env []string, ring *logbuf.Ring, grace time.Duration, wrap func(*exec.Cmd)) (*process, error) {
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = cfg.Command
 	cmd.Env = env
 	cmd.Dir = expandHome(cfg.Cwd)
 	setProcessGroup(cmd)
+	if wrap != nil {
+		wrap(cmd)
+	}
 
 	var closers []*os.File
 	closeAll := func() {

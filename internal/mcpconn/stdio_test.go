@@ -5,6 +5,7 @@ package mcpconn
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,7 +85,16 @@ func TestLoginShellPATH(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	t.Setenv("PATH", "/usr/bin:/bin:/only/in/app")
 	start := time.Now()
-	got := loginShellPATH(3 * time.Second)
+	wrapped := 0
+	viaEnv := func(cmd *exec.Cmd) { // a trampoline: env execs the command
+		wrapped++
+		cmd.Args = append([]string{"env", cmd.Path}, cmd.Args[1:]...)
+		cmd.Path = "/usr/bin/env"
+	}
+	got := loginShellPATH(3*time.Second, viaEnv)
+	if wrapped != 1 {
+		t.Errorf("the login shell was wrapped %d times", wrapped)
+	}
 	t.Logf("login shell PATH %q in %s", got, time.Since(start))
 	parts := filepath.SplitList(got)
 	if !slices.Contains(parts, "/opt/from-profile/bin") || !slices.Contains(parts, "/only/in/app") {
@@ -93,7 +103,7 @@ func TestLoginShellPATH(t *testing.T) {
 
 	// A shell that does not work falls back to the app's PATH.
 	t.Setenv("SHELL", "/nonexistent/shell")
-	if got := loginShellPATH(time.Second); got != "/usr/bin:/bin:/only/in/app" {
+	if got := loginShellPATH(time.Second, nil); got != "/usr/bin:/bin:/only/in/app" {
 		t.Errorf("fallback PATH = %q", got)
 	}
 }
