@@ -6,7 +6,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    // Wails serves the files from the binary: one chunk, no source maps.
+    // Wails serves the files from the binary: no source maps. The code
+    // highlighter is a chunk of its own, loaded when code first shows.
     sourcemap: false,
     chunkSizeWarningLimit: 2048,
   },

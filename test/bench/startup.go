@@ -150,9 +150,11 @@ func benchStartup(cfg *config, rep *Report) {
 		}
 	}
 
-	ratio := median(appReady) / median(minMapped)
+	// Three decimals, so that the verdict and the printed value agree.
+	ratio := round(median(appReady)/median(minMapped), 3)
+	readyRatio := round(median(appReady)/median(minReady), 3)
 	rep.add("startup_ratio", Figure{
-		Value: ptr(round(ratio, 2)), Unit: "ratio", Runs: len(appReady), Target: startupTarget,
+		Value: ptr(ratio), Unit: "ratio", Runs: len(appReady), Target: startupTarget,
 		Baseline: ptr(round(median(minMapped), 1)), BaselineUnit: "ms", BaselineWhat: "minimal Wails window (same tags), launch → window mapped, median",
 		How:     fmt.Sprintf("median(app launch → \"frontend ready\" in app.log) ÷ median(minimal launch → mapped), under Xvfb, %d alternating runs each; mapped from %s", len(appReady), d.method),
 		Samples: roundAll(appReady, 1),
@@ -166,11 +168,19 @@ func benchStartup(cfg *config, rep *Report) {
 			"appReadyWith3Servers": round(median(appSrvReady), 1),
 			"notReady":             notReady, "launches": launches, "notReadyScreenshot": notReadyShot,
 		},
-		Note: startupNote(ratio, median(appMapped)/median(minMapped), median(appReady)/median(minReady)) + notReadyNote(notReady, launches),
+		Note: startupNote(ratio, median(appMapped)/median(minMapped), readyRatio, median(minReady)/median(minMapped)) + notReadyNote(notReady, launches),
 	})
-	mratio := median(appMem) / median(minMem)
+	// The same measurement, like for like: both ends are the page's call of
+	// a bound Ready method.
+	rep.add("startup_ready_ratio", Figure{
+		Value: ptr(readyRatio), Unit: "ratio", Runs: len(appReady), Target: startupTarget,
+		Baseline: ptr(round(median(minReady), 1)), BaselineUnit: "ms", BaselineWhat: "minimal Wails window, launch → its page calls the bound Ready, median",
+		How:     fmt.Sprintf("median(app launch → \"frontend ready\" in app.log) ÷ median(minimal launch → its page's Ready call), under Xvfb, %d alternating runs each; not a key the issue asks for: startup_ratio's like-for-like companion", len(appReady)),
+		Samples: roundAll(minReady, 1),
+	})
+	mratio := round(median(appMem)/median(minMem), 3)
 	rep.add("memory_ratio", Figure{
-		Value: ptr(round(mratio, 2)), Unit: "ratio", Runs: len(appMem), Target: memTarget,
+		Value: ptr(mratio), Unit: "ratio", Runs: len(appMem), Target: memTarget,
 		Baseline: ptr(round(median(minMem), 1)), BaselineUnit: "MB", BaselineWhat: "minimal Wails window's process tree PSS, 10 s after launch, median",
 		How:     fmt.Sprintf("median PSS (smaps_rollup) of the app's process tree, WebKit included, MCP servers excluded, 10 s after launch with 3 stdio servers connected ÷ the same of the minimal window; %d alternating runs", len(appMem)),
 		Samples: roundAll(appMem, 1),
@@ -183,19 +193,19 @@ func benchStartup(cfg *config, rep *Report) {
 	})
 }
 
-func startupNote(ratio, mapped, readyToReady float64) string {
+func startupNote(ratio, mapped, readyToReady, minimalOwn float64) string {
 	if ratio <= 1.2 {
 		return ""
 	}
-	return fmt.Sprintf("MISSED. The two ends differ: the minimal window is timed to mapped, the app to its frontend's Ready call, "+
-		"which also includes WebKit loading, parsing and running the Svelte bundle and the Ready round trip. The app's own window "+
-		"maps at %.2f× the minimal's; app ready ÷ the minimal page's own ready call (also a bound-method call from its page) is %.2f×. "+
-		"The gap left is the frontend bundle's load and first render, and what the Go side does before the window (opening the "+
-		"database, migrations check, keyring probe, window-state read).", mapped, readyToReady)
+	return fmt.Sprintf("MISSED, and the target cannot be met as defined: it divides the app's chat-ready time by the minimal window's "+
+		"mapped time, but a page becomes ready only after the window maps and WebKit starts its web process and loads the page. "+
+		"The minimal window's own one-line page calls Ready at %.2f× its mapped time, so no Wails app whose readiness is a page event "+
+		"can reach 1.2. Like for like, the app's window maps at %.2f× the minimal's, and the app's chat is ready at %.2f× the "+
+		"minimal page's ready (startup_ready_ratio).", minimalOwn, mapped, readyToReady)
 }
 
 func memoryNote(ratio, app, min, private float64, appBy, minBy map[string]float64) string {
-	if ratio <= 1.15 {
+	if ratio <= 1.15 { // ratio is rounded as reported
 		return ""
 	}
 	var parts []string
@@ -410,7 +420,8 @@ func notReadyNote(notReady, launches map[string]int) string {
 	if len(notReady) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("\nFINDING: in %d of %d launches with three MCP servers configured and %d of %d without, the window was mapped "+
+	return fmt.Sprintf("\nFINDING (this was traced to Wails' asset-server pipes leaking into MCP servers and fixed in internal/spawn; "+
+		"seeing it again means a new leak): in %d of %d launches with three MCP servers configured and %d of %d without, the window was mapped "+
 		"but stayed blank and the frontend never called Ready (%s); those launches were repeated and are not in the figures.",
 		notReady["appWith3Servers"], launches["appWith3Servers"], notReady["app"], launches["app"], readyTimeout)
 }

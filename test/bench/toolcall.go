@@ -36,7 +36,7 @@ func benchToolCall(cfg *config, rep *Report) {
 		Baseline: ptr(round(median(direct), 1)), BaselineUnit: "µs", BaselineWhat: "p50 of a direct go-sdk call of the same tool (another process of the same server), taking turns with the app's path",
 		How: fmt.Sprintf("p50(app path) − p50(direct go-sdk call), echo of server-everything over stdio, 1,000 calls of each per run (after 200 uncounted), "+
 			"median of %d runs of BenchmarkToolCallOverhead (internal/chat); app path = Engine.runTools with one call: registry lookup, checks, "+
-			"approval broker under an always grant, audit insert/decide/start/finish, mcpconn call, tool message appended", runs),
+			"approval broker under an always grant (one audit insert, decided and started), mcpconn call, audit end and tool message in one transaction", runs),
 		Samples: roundAll(overhead, 1),
 		Extra: map[string]any{"appP50us": round(median(app), 1), "directP50us": round(median(direct), 1), "managerOnlyP50us": round(median(manager), 1),
 			"pairedP50us": round(median(paired), 1), "storeWritesP50us": round(median(store), 1)},
@@ -44,10 +44,9 @@ func benchToolCall(cfg *config, rep *Report) {
 	if v > *target {
 		rest := median(app) - median(manager) - median(store)
 		f.Note = fmt.Sprintf("MISSED. Where it goes: mcpconn's own call costs %.0f µs against the direct client's %.0f µs, so the connection manager adds "+
-			"nothing; the four database writes of a call (audit insert, decision with start, finish, and the tool message), each its own transaction, "+
+			"nothing; the two database writes of a call (the audit insert, decided and started; its end with the tool message) "+
 			"take %.0f µs timed alone; the remaining ~%.0f µs is the chat side per call (copying the tool list, "+
-			"the goroutine, JSON of the full result for the audit). Fewer transactions per call (decision with "+
-			"the insert; finish with the tool message) is the largest lever.", median(manager), median(direct), median(store), rest)
+			"the goroutine, JSON of the full result for the audit).", median(manager), median(direct), median(store), rest)
 	}
 	rep.add("toolcall_overhead_us", f)
 }

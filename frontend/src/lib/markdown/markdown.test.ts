@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { render, fireEvent } from '@testing-library/svelte';
 import { splitBlocks } from './blocks';
 import { renderMarkdown } from './render';
+import { highlighter, loadHighlighter } from './highlight.svelte';
 import { MarkdownStream } from './stream';
 import { handleMarkdownClick } from './clicks';
 import Markdown from '../components/chat/Markdown.svelte';
@@ -50,8 +51,16 @@ describe('renderMarkdown', () => {
     expect(el.textContent).toContain('[image: img]');
   });
 
-  it('renders code with a language label, a copy button and highlighting', () => {
-    const el = dom(renderMarkdown('```python\ndef f():\n    return "<x>"\n```'));
+  it('renders code plain until the highlighter loads, then highlighted', async () => {
+    const src = '```python\ndef f():\n    return "<x>"\n```';
+    if (highlighter.version === 0) {
+      const plain = dom(renderMarkdown(src)); // starts loading it
+      expect(plain.querySelector('code')!.textContent).toBe('def f():\n    return "<x>"');
+      expect(plain.querySelector('.hljs-keyword')).toBeNull();
+    }
+    await loadHighlighter();
+    expect(highlighter.version).toBe(1);
+    const el = dom(renderMarkdown(src));
     expect(el.querySelector('.code-lang')!.textContent).toBe('python');
     expect(el.querySelector('button[data-copy-code]')).not.toBeNull();
     expect(el.querySelector('code.hljs.language-python .hljs-keyword')).not.toBeNull();
@@ -84,6 +93,17 @@ describe('MarkdownStream', () => {
     render.mockClear();
     s.update('one\n\ntwo\n\nthree', true);
     expect(render).not.toHaveBeenCalled();
+  });
+
+  it('renders every block again when the epoch changes (the highlighter arrived)', () => {
+    const render = vi.fn((src: string) => src);
+    const s = new MarkdownStream(render);
+    s.update('one\n\ntwo', true, 0);
+    render.mockClear();
+    s.update('one\n\ntwo', true, 0);
+    expect(render).not.toHaveBeenCalled();
+    s.update('one\n\ntwo', true, 1);
+    expect(render.mock.calls.map((c) => c[0])).toEqual(['one', 'two']);
   });
 
   it('starts over when the text is replaced', () => {

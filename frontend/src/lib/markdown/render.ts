@@ -1,23 +1,17 @@
 // Renders one markdown block to safe HTML: marked (GFM, tables), raw HTML
 // escaped so it shows as text, code highlighted with a language label and a
 // copy button, images turned into links, and DOMPurify over the result.
+// Highlighting comes once the highlighter has loaded (highlight.svelte.ts).
 import { Marked, type Tokens } from 'marked';
 import DOMPurify from 'dompurify';
-import hljs from 'highlight.js/lib/common';
+import { highlightCode } from './highlight.svelte';
 
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 function highlight(code: string, lang: string): string {
-  if (lang && hljs.getLanguage(lang)) {
-    try {
-      return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
-    } catch {
-      // fall through to plain text
-    }
-  }
-  return escapeHtml(code);
+  return highlightCode(code, lang) ?? escapeHtml(code);
 }
 
 const md = new Marked({ gfm: true, breaks: false });

@@ -14,6 +14,7 @@ export class MarkdownStream {
   #text = '';
   #blocks: Block[] = [];
   #render: (src: string) => string;
+  #epoch = 0;
   /** How many times a block was rendered (for tests). */
   renders = 0;
 
@@ -21,8 +22,16 @@ export class MarkdownStream {
     this.#render = render;
   }
 
-  /** Renders text; final means no more text will come, so every block is finished. */
-  update(text: string, final: boolean): RenderedBlock[] {
+  /**
+   * Renders text; final means no more text will come, so every block is
+   * finished. A new epoch (the highlighter's version) drops the cache, so
+   * blocks rendered before it are rendered again.
+   */
+  update(text: string, final: boolean, epoch = 0): RenderedBlock[] {
+    if (epoch !== this.#epoch) {
+      this.#epoch = epoch;
+      this.#cache.clear();
+    }
     if (text.startsWith(this.#text) && this.#blocks.length > 0) {
       // Appended: only the last block can have changed.
       const last = this.#blocks[this.#blocks.length - 1];
