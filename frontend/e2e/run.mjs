@@ -372,6 +372,23 @@ test('Import pasted Claude Desktop JSON: a good server connects with its tools, 
 
 // ---- screenshots ----
 
+test('code in a reply shows at once as text, then highlighted once the highlighter has loaded on demand', async () => {
+  await withPage(async (page) => {
+    await ensureProvider(page, fake.url);
+    // Nothing has shown code yet: the highlighter is not loaded.
+    const loaded = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /\/common-[^/]*\.js$/.test(e.name)));
+    assert.equal(await loaded(), false, 'the highlighter was loaded before any code showed');
+    await send(page, 'Sum it:\n\n```python\ndef add(a, b):\n    return a + b\n```');
+    const reply = await turnDone(page);
+    const code = reply.locator('code.language-python');
+    await waitText(code, /def add\(a, b\):/);
+    await code.locator('.hljs-keyword').first().waitFor({ timeout: WAIT });
+    assert.equal((await code.locator('.hljs-keyword').first().textContent()).trim(), 'def');
+    assert.equal(await loaded(), true);
+    await shot(page, 'browser-code');
+  });
+});
+
 test('screenshots: chat with a reply and a tool card, approval modal, tools, logs, settings — light and dark', async () => {
   await toolPage(async (page) => {
     // The servers of the import test, when it did not run before.
