@@ -19,7 +19,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 )
+
+const procSelfExe = "/proc/self/exe"
 
 // Arg is the hidden first argument that runs the trampoline: a binary
 // whose main starts with Run sees it.
@@ -56,8 +59,15 @@ type Wrapper struct {
 	Self string
 }
 
-// NewWrapper returns a Wrapper for the running binary.
+// NewWrapper returns a Wrapper for the running binary. On Linux that is
+// /proc/self/exe, which a child resolves before it execs to the very file
+// the app runs from, even after a package upgrade replaced or deleted it.
 func NewWrapper() (*Wrapper, error) {
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat(procSelfExe); err == nil {
+			return &Wrapper{Self: procSelfExe}, nil
+		}
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding the running binary: %w", err)

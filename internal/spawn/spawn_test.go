@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -118,7 +119,6 @@ func TestWrappedChildIsTheCommand(t *testing.T) {
 	}
 }
 
-
 // A command that cannot be started says so on stderr and exits 127/126,
 // as a shell would.
 func TestTrampolineFailures(t *testing.T) {
@@ -151,4 +151,49 @@ func TestNilWrapperLeavesTheCommand(t *testing.T) {
 	if cmd.Path != path || len(cmd.Args) != len(args) {
 		t.Errorf("nil wrapper changed %v", cmd.Args)
 	}
+}
+
+// The trampoline is found even when the binary's file is gone, as after a
+// package upgrade while the app runs.
+func TestTrampolineSurvivesTheBinaryBeingDeleted(t *testing.T) {
+	if _, err := os.Stat(procSelfExe); err != nil {
+		t.Skip("no /proc/self/exe")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A copy of this test binary that deletes itself, then starts a child
+	// through its trampoline.
+	copyPath := filepath.Join(t.TempDir(), "switchboard-copy")
+	if err := os.WriteFile(copyPath, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(copyPath, "-test.run=^TestHelperDeletedBinary$")
+	cmd.Env = append(os.Environ(), "SPAWN_HELPER=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "child ran: ok") {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+}
+
+func TestHelperDeletedBinary(t *testing.T) {
+	if os.Getenv("SPAWN_HELPER") != "1" {
+		t.Skip("run by TestTrampolineSurvivesTheBinaryBeingDeleted")
+	}
+	self, _ := os.Executable()
+	if err := os.Remove(self); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/echo", "child ran: ok")
+	wrapper(t).Wrap(cmd)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	os.Stdout.Write(out)
 }
