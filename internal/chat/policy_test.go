@@ -40,8 +40,12 @@ func TestPolicyDecidedCallsSkipTheQuestion(t *testing.T) {
 		o.Approver = pa
 	})
 	h.tools.handlers = map[string]func(context.Context, json.RawMessage, func(Progress)) (ToolResult, error){
-		"fs__read": func(context.Context, json.RawMessage, func(Progress)) (ToolResult, error) { return ToolResult{Text: "A"}, nil },
-		"web__get": func(context.Context, json.RawMessage, func(Progress)) (ToolResult, error) { return ToolResult{Text: "B"}, nil },
+		"fs__read": func(context.Context, json.RawMessage, func(Progress)) (ToolResult, error) {
+			return ToolResult{Text: "A"}, nil
+		},
+		"web__get": func(context.Context, json.RawMessage, func(Progress)) (ToolResult, error) {
+			return ToolResult{Text: "B"}, nil
+		},
 	}
 	if res := h.send("go"); res.Status != store.StatusDone {
 		t.Fatalf("run = %+v", res)

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,6 +14,10 @@ import (
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
+
+// errUnrecorded stands for the audit write finish skips when the call has
+// no audit record.
+var errUnrecorded = errors.New("the call has no audit record")
 
 // summaryLength is how much of a result a chat:toolcall event carries.
 const summaryLength = 200
@@ -35,8 +40,8 @@ type toolCall struct {
 	ended      bool
 }
 
-// run takes the call to its end and returns the tool message text for the
-// model.
+// run takes the call to its end; finish stores the tool message that
+// answers it for the model.
 func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) {
 	e, c := tc.e, tc.call
 	tool, known := tools[c.Name]
@@ -82,14 +87,15 @@ func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) {
 		e.log.Error("recording a tool call", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
 		tc.unrecorded = true // keep going: the user's call matters more than its audit line
 	}
-	if refusal != "" {
+	if !decided {
 		tc.event(ToolCallEvent{Status: ToolPending})
+	}
+	if refusal != "" {
 		tc.refuse(refusal)
 		return
 	}
 	start := rec.StartedAt
 	if !decided {
-		tc.event(ToolCallEvent{Status: ToolPending})
 		tc.event(ToolCallEvent{Status: ToolWaitingApproval})
 		var err error
 		out, err = e.opts.Approver.Request(tc.ctx, req)
@@ -178,18 +184,14 @@ func (tc *toolCall) decide(status string, out ApprovalOutcome) {
 func (tc *toolCall) finish(end store.ToolCallEnd, ev ToolCallEvent, text string) {
 	e := tc.e
 	reply := store.Message{ConversationID: tc.conv.ID, Role: store.RoleTool, Content: text, ToolCallID: tc.call.ID}
-	var err error
+	saved, err := store.Message{}, errUnrecorded
 	if !tc.unrecorded {
-		var saved store.Message
-		if saved, err = e.opts.Store.FinishToolCallWithReply(tc.save, tc.id, end, reply); err == nil {
-			reply = saved
-		} else {
+		if saved, err = e.opts.Store.FinishToolCallWithReply(tc.save, tc.id, end, reply); err != nil {
 			e.log.Warn("recording a tool call end", "id", tc.id, "err", err)
 		}
 	}
-	if tc.unrecorded || err != nil {
-		// The result still reaches the model, audit or not.
-		if reply, err = e.opts.Store.AppendMessage(tc.save, reply); err != nil {
+	if err != nil { // the result still reaches the model, audit or not
+		if saved, err = e.opts.Store.AppendMessage(tc.save, reply); err != nil {
 			e.log.Error("saving a tool result", "conversationId", tc.conv.ID, "tool", tc.call.Name, "err", err)
 		}
 	}
@@ -198,7 +200,7 @@ func (tc *toolCall) finish(end store.ToolCallEnd, ev ToolCallEvent, text string)
 	tc.mu.Unlock()
 	tc.event(ev)
 	if err == nil {
-		e.emit.Emit(EventMessage, reply)
+		e.emit.Emit(EventMessage, saved)
 	}
 }
 
