@@ -31,6 +31,12 @@ func Run(assets fs.FS, icon []byte) int {
 		fmt.Fprintln(os.Stderr, "switchboard: this binary was built without the frontend (frontend/dist/index.html is missing); build it with `make build`")
 		return 2
 	}
+	stopDev, err := startDev(os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "switchboard:", err)
+		return 1
+	}
+	defer stopDev()
 	p, err := paths.Resolve()
 	if err == nil {
 		err = p.Ensure()

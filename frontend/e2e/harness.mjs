@@ -1,6 +1,7 @@
 // Starts the real backend (a -tags dev build) under Xvfb, serving the real
 // frontend on a local port, and Debian's Chromium to drive it.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,8 +37,11 @@ async function waitForPort(port, proc, ms = 90_000) {
 }
 
 /**
- * Starts the backend; returns {url, dataDir, stop, logs()}. E2E_ASSETDIR, if
- * set, serves another build of the frontend (to try a fix without touching
+ * Starts the backend; returns {url, origin, port, token, dataDir, stop, logs()}.
+ * url carries the per-run token (which the harness chooses through
+ * SWITCHBOARD_DEV_TOKEN) and sets the cookie the dev server asks of every
+ * request; origin is the page's own origin. E2E_ASSETDIR, if set, serves
+ * another build of the frontend (to try a fix without touching
  * frontend/dist).
  */
 export async function startBackend({ env = {} } = {}) {
@@ -45,6 +49,7 @@ export async function startBackend({ env = {} } = {}) {
   const dataDir = join(tmp, 'data');
   mkdirSync(dataDir);
   const port = await freePort();
+  const token = randomBytes(32).toString('hex');
   const bin = join(root, 'build/bin/switchboard-dev');
   let out = '';
   const proc = spawn('xvfb-run', ['-a', '-s', '-screen 0 1280x800x24 -nolisten tcp', bin,
@@ -56,6 +61,7 @@ export async function startBackend({ env = {} } = {}) {
       XDG_DATA_HOME: join(tmp, 'xdg-data'),
       XDG_CONFIG_HOME: join(tmp, 'xdg-config'),
       DBUS_SESSION_BUS_ADDRESS: '',
+      SWITCHBOARD_DEV_TOKEN: token,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,7 +71,10 @@ export async function startBackend({ env = {} } = {}) {
   proc.stderr.on('data', (d) => { out += d; });
   await waitForPort(port, proc);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    token,
     dataDir,
     logs: () => out,
     async stop() {

@@ -2,6 +2,8 @@
 // bounded waits, and setup through the bound methods where the UI is not
 // what a test is about.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { root } from './harness.mjs';
@@ -87,6 +89,8 @@ export async function openApp(browser, url, { width = 1200, height = 800 } = {})
   // Wails' browser IPC shim (/wails/ipc.js) throws once while it builds its
   // reconnect overlay before <body> exists; errors of ours are kept.
   page.on('pageerror', (e) => { if (!String(e.stack).includes('/wails/ipc.js')) errors.push(e.stack || e.message); });
+  // Anything the Content-Security-Policy blocks is a bug: the app needs none of it.
+  page.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) errors.push(m.text()); });
   await page.goto(url);
   await started(page);
   page.checkErrors = () => {
@@ -210,4 +214,33 @@ export async function setTheme(page, theme, back = 'chat') {
   // "system" resolves to light or dark.
   if (theme !== 'system') await until(() => page.evaluate((t) => document.documentElement.dataset.theme === t, theme), `theme ${theme}`);
   if (back) await page.getByTestId(`tab-${back}`).click();
+}
+
+/**
+ * Asks the dev server at port for a WebSocket on /wails/ipc with the given
+ * Host, Origin and Cookie (each left out when empty), as a web page's
+ * browser would; returns the status: 101 when the socket opened.
+ */
+export function ipcUpgrade(port, { host = `127.0.0.1:${port}`, origin = '', cookie = '' } = {}) {
+  return new Promise((resolve, reject) => {
+    const headers = {
+      Host: host, Connection: 'Upgrade', Upgrade: 'websocket',
+      'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+    };
+    if (origin) headers.Origin = origin;
+    if (cookie) headers.Cookie = cookie;
+    const req = request({ host: '127.0.0.1', port, path: '/wails/ipc', headers, timeout: 10_000 });
+    req.on('upgrade', (res, socket) => { socket.destroy(); resolve(res.statusCode); });
+    req.on('response', (res) => { res.resume(); resolve(res.statusCode); });
+    req.on('timeout', () => req.destroy(new Error('no answer to the WebSocket request within 10 s')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The cookie (name=value) the dev server sets for its token URL, or ''. */
+export async function devCookie(url) {
+  const res = await fetch(url, { redirect: 'manual' });
+  await res.arrayBuffer();
+  return (res.headers.get('set-cookie') ?? '').split(';')[0];
 }

@@ -5,11 +5,13 @@
 // The tests run in order: the first-start ones need a backend with no
 // provider yet; later ones add it themselves when run alone.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, resultsDir, startBackend, suite } from './harness.mjs';
+import { launchBrowser, resultsDir, root, startBackend, suite } from './harness.mjs';
 import {
-  WAIT, approvalModal, armedModal, denyPending, bound, countModals, ensureEverything, ensureProvider, everythingBin, node22, nodeBin, openApp,
+  WAIT, approvalModal, armedModal, denyPending, bound, countModals, devCookie, ensureEverything, ensureProvider, everythingBin, ipcUpgrade, node22, nodeBin, openApp,
   resetPolicy, send, setTheme, startFakeProvider, turnDone, until, waitAttr, waitText,
 } from './helpers.mjs';
 
@@ -427,6 +429,74 @@ test('screenshots: chat with a reply and a tool card, approval modal, tools, log
     await turnDone(page);
     await shot(page, 'chat-800x600');
     await setTheme(page, 'system');
+  });
+});
+
+// ---- the dev server and the page's defences ----
+
+test('the dev server opens the IPC WebSocket only to the page itself, with the token', async () => {
+  const cookie = await devCookie(backend.url);
+  assert.match(cookie, /^switchboard_dev_\d+=[0-9a-f]{64}$/, 'the token URL sets the cookie');
+  const own = backend.origin;
+  const cases = [
+    ['a page on another site', { origin: 'https://evil.example', cookie }, 403],
+    ['a page of another local server', { origin: 'http://127.0.0.1:1', cookie }, 403],
+    ['a DNS-rebound name', { host: `evil.example:${backend.port}`, origin: `http://evil.example:${backend.port}`, cookie }, 403],
+    ['the page without the token', { origin: own }, 403],
+    ['the page itself', { origin: own, cookie }, 101],
+  ];
+  for (const [who, req, want] of cases) {
+    assert.equal(await ipcUpgrade(backend.port, req), want, `${who}: status`);
+  }
+  const res = await fetch(backend.origin + '/');
+  assert.equal(res.status, 403);
+  assert.match(await res.text(), /token/, 'a request without the token says to open the printed URL');
+});
+
+test('the dev build keeps its data apart from the real data directory', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'switchboard-e2e-paths-'));
+  try {
+    const paths = (env) => execFileSync(join(root, 'build/bin/switchboard-dev'), ['paths'], {
+      env: { ...process.env, SWITCHBOARD_DATA_DIR: '', XDG_CONFIG_HOME: tmp, ...env }, encoding: 'utf8',
+    });
+    assert.match(paths({}), new RegExp(`data dir: +${tmp}/Switchboard-dev\n`));
+    assert.match(paths({ SWITCHBOARD_REAL_DATA: '1' }), new RegExp(`data dir: +${tmp}/Switchboard\n`));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('the page runs no inline script (Content-Security-Policy)', async () => {
+  const page = await open();
+  try {
+    const ran = await page.evaluate(async () => {
+      window.__inline = false;
+      const s = document.createElement('script');
+      s.textContent = 'window.__inline = true';
+      document.head.append(s);
+      await new Promise((r) => setTimeout(r, 100));
+      return window.__inline;
+    });
+    assert.equal(ran, false, 'an injected inline script ran');
+  } finally {
+    await page.close(); // the refused script is logged as an error: no checkErrors here
+  }
+});
+
+test('a link that does not show where it goes asks first, showing the real URL', async () => {
+  await withPage(async (page) => {
+    await ensureProvider(page, fake.url);
+    await send(page, 'see [the docs](https://example.com/docs?ref=chat)');
+    const reply = await turnDone(page);
+    await reply.getByTestId('message-text').locator('a').click();
+    const dialog = page.getByTestId('link-confirm');
+    await dialog.waitFor({ timeout: WAIT });
+    assert.equal(await dialog.getByTestId('link-confirm-url').textContent(), 'https://example.com/docs?ref=chat');
+    assert.equal(await dialog.getByTestId('link-confirm-text').textContent(), 'the docs');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'link-confirm-cancel');
+    await shot(page, 'browser-link-confirm');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached', timeout: WAIT });
   });
 });
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,7 +77,9 @@ func startUI(cfg *config, dir string) (*uiSession, error) {
 		return nil, err
 	}
 	cmd := exec.Command(cfg.devBin, "-devserver", fmt.Sprintf("127.0.0.1:%d", port), "-assetdir", filepath.Join(cfg.root, "frontend/dist"), "-loglevel", "Warning")
-	cmd.Env = appEnv(dir, d.name)
+	// The dev build's gate lets in only a page that brings the run's token.
+	token := rand.Text()
+	cmd.Env = append(appEnv(dir, d.name), "SWITCHBOARD_DEV_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	if s.backend, err = startProc(cmd); err != nil {
 		s.close()
@@ -86,7 +89,7 @@ func startUI(cfg *config, dir string) (*uiSession, error) {
 		s.close()
 		return nil, fmt.Errorf("%v\n%s", err, s.out.tail(20))
 	}
-	b := exec.Command(filepath.Join(cfg.nodeDir, ".bin", "node"), filepath.Join(cfg.root, "test/bench/browser.mjs"), fmt.Sprintf("http://127.0.0.1:%d", port))
+	b := exec.Command(filepath.Join(cfg.nodeDir, ".bin", "node"), filepath.Join(cfg.root, "test/bench/browser.mjs"), fmt.Sprintf("http://127.0.0.1:%d/?token=%s", port, token))
 	b.Dir = cfg.root
 	b.Stderr = s.out
 	if s.in, err = b.StdinPipe(); err != nil {

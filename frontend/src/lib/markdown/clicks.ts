@@ -1,10 +1,12 @@
 // Clicks inside rendered markdown: links open in the system browser (the
-// webview never navigates), code blocks' copy buttons copy their code.
+// webview never navigates), given their text so that one that says
+// something else can be confirmed first; code blocks' copy buttons copy
+// their code.
 
 const external = /^(https?:|mailto:)/i;
 
 /** Handles a click in rendered HTML; returns true when it was ours. */
-export function handleMarkdownClick(e: MouseEvent, openURL: (url: string) => void): boolean {
+export function handleMarkdownClick(e: MouseEvent, openURL: (url: string, text: string) => void): boolean {
   const target = e.target as Element | null;
   if (!target || typeof target.closest !== 'function') return false;
   const copy = target.closest('[data-copy-code]');
@@ -21,7 +23,7 @@ export function handleMarkdownClick(e: MouseEvent, openURL: (url: string) => voi
   if (a) {
     e.preventDefault();
     const href = a.getAttribute('href') ?? '';
-    if (external.test(href)) openURL(href);
+    if (external.test(href)) openURL(href, a.textContent ?? '');
     return true;
   }
   return false;

@@ -123,7 +123,7 @@ describe('links and copy', () => {
     Object.defineProperty(e, 'target', { value: a });
     expect(handleMarkdownClick(e, openURL)).toBe(true);
     expect(e.defaultPrevented).toBe(true);
-    expect(openURL).toHaveBeenCalledWith('https://example.com/a?b=1');
+    expect(openURL).toHaveBeenCalledWith('https://example.com/a?b=1', 'docs'); // the text, to compare
     el.remove();
   });
 
@@ -132,7 +132,7 @@ describe('links and copy', () => {
     const { container } = render(Markdown, { props: { text: 'a [link](https://example.com) <i>raw</i>', openURL } });
     expect(container.querySelector('i')).toBeNull();
     await fireEvent.click(container.querySelector('a')!);
-    expect(openURL).toHaveBeenCalledWith('https://example.com');
+    expect(openURL).toHaveBeenCalledWith('https://example.com', 'link');
   });
 
   it('copies a code block', async () => {

@@ -4,6 +4,7 @@
 import { getContext, setContext } from 'svelte';
 import { errorMessage, type Backend } from '../backend';
 import type { Schedule } from '../frame';
+import { linkNeedsConfirm } from '../links';
 import { AppStore } from './app.svelte';
 import { ApprovalsStore } from './approvals.svelte';
 import { ChatStore } from './chat.svelte';
@@ -25,6 +26,7 @@ export class Stores {
   readonly ui = new UiStore();
   #needsSetup = $state(false);
   #notice = $state('');
+  #pendingLink = $state<{ url: string; text?: string } | null>(null);
   #started = $state(false);
 
   constructor(backend: Backend, opts: { schedule?: Schedule } = {}) {
@@ -101,8 +103,35 @@ export class Stores {
     this.ui.showSettings('providers');
   }
 
-  /** Opens a link in the system browser. */
-  async openURL(url: string): Promise<void> {
+  /** A link waiting for the user to confirm it (LinkConfirm), or null. */
+  get pendingLink(): { url: string; text?: string } | null {
+    return this.#pendingLink;
+  }
+
+  /**
+   * Opens a link in the system browser. One that may not go where it says
+   * (its text, when given, is not its URL, or it carries a query) waits in
+   * pendingLink for confirmLink or cancelLink.
+   */
+  async openURL(url: string, text?: string): Promise<void> {
+    if (linkNeedsConfirm(url, text)) {
+      this.#pendingLink = { url, text };
+      return;
+    }
+    await this.#open(url);
+  }
+
+  async confirmLink(): Promise<void> {
+    const link = this.#pendingLink;
+    this.#pendingLink = null;
+    if (link) await this.#open(link.url);
+  }
+
+  cancelLink(): void {
+    this.#pendingLink = null;
+  }
+
+  async #open(url: string): Promise<void> {
     try {
       await this.backend.openURL(url);
     } catch (e) {

@@ -30,11 +30,15 @@ describe('chat view', () => {
     expect(screen.getByTestId('reply-stats').textContent).toBe('gpt-oss-120b · first token 212 ms · 1834.4 tok/s');
   });
 
-  it('opens links in the system browser', async () => {
-    const { be } = await setup();
+  it('opens links in the system browser once confirmed when their text is not their URL', async () => {
+    const { be, s } = await setup();
     await fireEvent.click(screen.getAllByTestId('message')[1].querySelector('a')!);
     await settle();
+    expect(be.callsOf('openURL')).toEqual([]);
+    expect(s.pendingLink).toEqual({ url: 'https://example.com', text: 'docs' });
+    await s.confirmLink();
     expect(be.callsOf('openURL')).toEqual([['https://example.com']]);
+    expect(s.pendingLink).toBeNull();
   });
 
   it('Enter sends, Shift+Enter does not, Escape stops', async () => {

@@ -1,0 +1,5 @@
+//go:build dev
+
+package paths
+
+func init() { devBuild = true }
