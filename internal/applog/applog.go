@@ -1,10 +1,11 @@
 // Package applog builds the app's slog logger: text lines to the rotated log
 // file and to the in-memory ring the log viewer reads, with secrets redacted.
 //
-// Redaction works twice over: attributes whose key names a secret (apiKey,
-// token, authorization, password, ...) are replaced wholesale, and any value
-// the Redactor has learned (every secret read from or written to the
-// keyring) is masked wherever it appears in a message or attribute.
+// Redaction works three times over: attributes whose key names a secret
+// (apiKey, token, authorization, password, dsn, ...) are replaced wholesale,
+// any value the Redactor has learned (every secret read from or written to
+// the keyring) is masked wherever it appears in a message or attribute, and
+// so is the password of any URL ("postgresql://u:pass@host").
 package applog
 
 import (
@@ -20,7 +21,20 @@ import (
 const Mask = "[redacted]"
 
 // secretKey matches attribute keys whose values are secret.
-var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie|credentials?)$`)
+var secretKey = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie|credentials?|dsn|(^|[_-])(pat|pass))$`)
+
+// urlPassword matches the user info of a URL with a password, up to the
+// last @ before the path: "postgresql://u:" + "pass" + "@".
+var urlPassword = regexp.MustCompile(`(://[^/?#@\s:]*:)[^/?#\s]+@`)
+
+// maskURLPasswords masks the password of every URL in s
+// ("postgresql://u:[redacted]@host/db"), known to the Redactor or not.
+func maskURLPasswords(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlPassword.ReplaceAllString(s, "${1}"+Mask+"@")
+}
 
 // A Redactor masks known secret values; the zero value is ready and safe for
 // concurrent use.
@@ -43,8 +57,10 @@ func (r *Redactor) Add(value string) {
 	r.values[value] = struct{}{}
 }
 
-// Redact masks every known secret value in s.
+// Redact masks every known secret value in s, and every password written
+// in a URL.
 func (r *Redactor) Redact(s string) string {
+	s = maskURLPasswords(s)
 	if r == nil {
 		return s
 	}

@@ -36,3 +36,21 @@ func TestSecretsNeverReachTheLog(t *testing.T) {
 		t.Errorf("expected at least 4 masks:\n%s", out)
 	}
 }
+
+func TestURLPasswordsAndNewSecretNamesAreMasked(t *testing.T) {
+	var buf bytes.Buffer
+	log := New(&Redactor{}, slog.LevelDebug, &buf) // knows no secret value
+	log.Info("starting npx mcp-pg postgresql://ada:pg-pass-1@db.example/x", "args", []string{"mysql://root:p@ss-2@db:3306/y"},
+		"GITHUB_PAT", "ghp_plain", "sentry_dsn", "https://k@o1.ingest.sentry.io/1", "path", "/usr/bin", "compat", "yes")
+	out := buf.String()
+	for _, secret := range []string{"pg-pass-1", "p@ss-2", "ss-2", "ghp_plain", "o1.ingest"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("log contains secret %q:\n%s", secret, out)
+		}
+	}
+	for _, kept := range []string{"postgresql://ada:" + Mask + "@db.example/x", "path=/usr/bin", "compat=yes"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("log lacks %q:\n%s", kept, out)
+		}
+	}
+}

@@ -43,6 +43,9 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 		os.Remove(probe)
 		report(true, "data dir", p.Dir)
 	}
+	if err := p.CheckPrivate(); err != nil {
+		warn("data dir", err.Error())
+	}
 
 	st, err := store.Open(ctx, p.Database, nil)
 	if err != nil {

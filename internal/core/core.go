@@ -36,7 +36,8 @@ type Options struct {
 
 // A Problem is something the user must know about at start.
 type Problem struct {
-	// Kind is "database" (fatal: nothing can be stored) or "keyring".
+	// Kind is "database" (fatal: nothing can be stored), "keyring", or
+	// "permissions" (other users can open the data directory).
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	Advice  string `json:"advice,omitempty"`
@@ -97,6 +98,11 @@ func Open(ctx context.Context, opts *Options) (*Core, error) {
 	if c.Keyring.Problem != "" {
 		c.Problems = append(c.Problems, Problem{Kind: "keyring", Message: "Secrets are kept in memory only: " + c.Keyring.Problem, Advice: c.Keyring.Advice})
 		c.Log.Warn("keyring unavailable; secrets kept in memory for this session", "problem", c.Keyring.Problem)
+	}
+
+	if err := p.CheckPrivate(); err != nil {
+		c.Problems = append(c.Problems, Problem{Kind: "permissions", Message: err.Error()})
+		c.Log.Warn("data directory not private", "err", err)
 	}
 
 	st, err := store.Open(ctx, p.Database, nil)

@@ -21,6 +21,11 @@ const (
 	DefaultFileKeep     = 3
 )
 
+// fileMode is a log file's permissions: the user's only, since a log may
+// hold what a server printed about its own configuration. Its directory is
+// made 0700.
+const fileMode = 0o600
+
 // timeLayout is the timestamp that starts each line in a log file.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
@@ -61,10 +66,10 @@ func OpenFile(path string, opts *FileOptions) (*File, error) {
 	if o.Keep == 0 {
 		o.Keep = DefaultFileKeep
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating log directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, fileMode)
 	if err != nil {
 		return nil, fmt.Errorf("opening log file: %w", err)
 	}
@@ -72,6 +77,9 @@ func OpenFile(path string, opts *FileOptions) (*File, error) {
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("opening log file: %w", err)
+	}
+	if st.Mode().Perm()&0o077 != 0 { // written by an older version
+		_ = f.Chmod(st.Mode().Perm() & 0o700)
 	}
 	return &File{path: path, maxBytes: o.MaxBytes, keep: o.Keep, f: f, w: bufio.NewWriterSize(f, 32<<10), size: st.Size()}, nil
 }
@@ -147,7 +155,7 @@ func (f *File) rotateLocked() error {
 			return fmt.Errorf("rotating log file: %w", err)
 		}
 	}
-	nf, err := os.OpenFile(f.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	nf, err := os.OpenFile(f.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, fileMode)
 	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}

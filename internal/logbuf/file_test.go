@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,54 @@ func TestReadTailMissingFileAndForeignLines(t *testing.T) {
 	}
 	if lines[1].Level != LevelError {
 		t.Errorf("level = %q, want guessed error", lines[1].Level)
+	}
+}
+
+func TestFilesArePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no permission bits")
+	}
+	dir := filepath.Join(t.TempDir(), "logs")
+	path := filepath.Join(dir, "srv.log")
+	f, err := OpenFile(path, &FileOptions{MaxBytes: 200, Keep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(&Options{Sink: f})
+	w := r.Writer()
+	for i := range 20 { // through a rotation
+		fmt.Fprintf(w, "line %02d %s\n", i, strings.Repeat("z", 20))
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mode := func(p string) os.FileMode {
+		t.Helper()
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Mode().Perm()
+	}
+	if got := mode(dir); got != 0o700 {
+		t.Errorf("log directory mode %04o, want 0700", got)
+	}
+	for _, p := range []string{path, path + ".1"} {
+		if got := mode(p); got != 0o600 {
+			t.Errorf("%s mode %04o, want 0600", filepath.Base(p), got)
+		}
+	}
+
+	// A file an older version left readable by others is narrowed.
+	old := filepath.Join(dir, "old.log")
+	os.WriteFile(old, []byte("x\n"), 0o644)
+	os.Chmod(old, 0o644)
+	f, err = OpenFile(old, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := mode(old); got != 0o600 {
+		t.Errorf("existing log mode %04o after OpenFile, want 0600", got)
 	}
 }

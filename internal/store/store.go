@@ -68,6 +68,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
+	if err := makePrivate(path); err != nil {
+		return nil, err
+	}
 	busy := opts.BusyTimeout
 	if busy == 0 {
 		busy = 5 * time.Second
@@ -118,6 +121,27 @@ func checkFile(path string) error {
 	head := make([]byte, len(sqliteMagic))
 	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, sqliteMagic) {
 		return fmt.Errorf("%w: %s does not start with the SQLite header; it was left untouched — move it aside to start with an empty database, or restore a backup (%s.bak-*)", ErrCorrupt, path, path)
+	}
+	return nil
+}
+
+// makePrivate creates the database file readable by the user only (0600)
+// before SQLite opens it, or narrows an existing one, and its -wal and -shm
+// files, to that: SQLite makes the -wal and -shm files with the
+// permissions of the database file, and would make a new file 0644.
+// Narrowing is best effort (the data directory is 0700 as well); on Windows
+// the user's profile ACL does this job and Chmod does nothing.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%w: %s: %v; check the permissions of the file and its folder", ErrUnreadable, path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o077 != 0 {
+			_ = os.Chmod(p, st.Mode().Perm()&0o700)
+		}
 	}
 	return nil
 }
