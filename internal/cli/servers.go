@@ -64,7 +64,9 @@ func serversList(ctx context.Context, env *Env) int {
 	for _, cfg := range cfgs {
 		target := cfg.URL
 		if cfg.Transport == serverconf.TransportStdio {
-			target = strings.TrimSpace(cfg.Command + " " + strings.Join(cfg.Args, " "))
+			// A config saved by an older version may still hold a
+			// password in an argument.
+			target = serverconf.RedactURLPasswords(strings.TrimSpace(cfg.Command + " " + strings.Join(cfg.Args, " ")))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", cfg.ID, cfg.DisplayName(), cfg.Transport, cfg.Enabled, target)
 	}

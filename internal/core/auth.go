@@ -49,7 +49,7 @@ func newAuthorizer(s secrets.Store, open oauth.Opener, log *slog.Logger) *author
 }
 
 func (a *authorizer) handler(cfg serverconf.Config) auth.OAuthHandler {
-	h, err := oauth.NewHandler(cfg.ID, cfg.Auth, oauth.Options{Store: a.store, Open: a.open, Logger: a.log})
+	h, err := oauth.NewHandler(cfg.ID, cfg.Auth, oauth.Options{Store: a.store, Open: a.open, Logger: a.log, ServerURL: cfg.URL})
 	if err != nil {
 		// Without a handler the server reports needs-auth on a 401.
 		a.log.Error("building the OAuth handler", "server", cfg.ID, "err", err)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -406,4 +408,80 @@ func TestAuthorizeRefusedByUser(t *testing.T) {
 	if access, _ := keyringToken(t, app.keyring, id); access != "" {
 		t.Error("a token is stored")
 	}
+}
+
+// TestTokenDoesNotFollowServerID: the token of a server is not sent to
+// another host that takes its place, by an edit of its URL or by deleting
+// it and adding another server with the same ID.
+func TestTokenDoesNotFollowServerID(t *testing.T) {
+	app := newRemoteApp(t, nil)
+	var mu sync.Mutex
+	var seen []string // Authorization headers the other host got
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "sign in", http.StatusUnauthorized)
+	}))
+	t.Cleanup(other.Close)
+	leaked := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []string
+		for _, h := range seen {
+			for _, tok := range app.as.Issued() {
+				if strings.Contains(h, tok) {
+					out = append(out, h)
+				}
+			}
+		}
+		return out
+	}
+	_, svc := app.start(t)
+	id := app.addServer(t, svc)
+	signIn := func() serverconf.Config {
+		t.Helper()
+		cfg, err := svc.Servers.Save(t.Context(), serverconf.Config{ID: id, Name: "Notes", Transport: serverconf.TransportHTTP, URL: app.endpoint, Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Authorize(t.Context(), id); err != nil {
+			t.Fatalf("Authorize: %v", err)
+		}
+		waitState(t, svc, id, mcpconn.StateConnected)
+		return cfg
+	}
+
+	t.Run("URL edited", func(t *testing.T) {
+		cfg := signIn()
+		cfg.URL = other.URL + "/mcp"
+		if _, err := svc.Servers.Save(t.Context(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, svc, id, mcpconn.StateNeedsAuth)
+		if got := leaked(); len(got) > 0 {
+			t.Fatalf("the new host got the old token: %q", got)
+		}
+		if access, _ := keyringToken(t, app.keyring, id); access != "" {
+			t.Error("the old token is still stored")
+		}
+	})
+	t.Run("deleted and added again", func(t *testing.T) {
+		signIn()
+		if err := svc.Servers.Delete(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		if access, _ := keyringToken(t, app.keyring, id); access != "" {
+			t.Error("the deleted server's token is still stored")
+		}
+		if _, err := svc.Servers.Save(t.Context(), serverconf.Config{ID: id, Name: "Notes", Transport: serverconf.TransportHTTP,
+			URL: other.URL + "/mcp", Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, svc, id, mcpconn.StateNeedsAuth)
+		if got := leaked(); len(got) > 0 {
+			t.Fatalf("the new host got the old token: %q", got)
+		}
+	})
 }

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
 // Progress is a progress notification for a running tool call.
@@ -23,15 +26,36 @@ type Progress struct {
 	Message string  `json:"message,omitempty"`
 }
 
+// DefaultMaxCallDuration is the longest a tool call may run, whatever
+// progress it reports, when Options.MaxCallDuration is zero.
+const DefaultMaxCallDuration = 10 * time.Minute
+
+// Bounds on the progress notifications of a call passed on to onProgress.
+const (
+	// maxProgressMessage bounds a progress message, in bytes; a longer one
+	// is clipped and ends with "…".
+	maxProgressMessage = 500
+	// progressInterval is the least time between two onProgress calls of
+	// one call: at most ten a second, the latest one delivered at the end
+	// of the interval.
+	progressInterval = 100 * time.Millisecond
+)
+
+// errCallLimit is the cause of a call that ran for the longest a call may.
+var errCallLimit = errors.New("call ran for its longest")
+
 // CallTool calls a tool by its exposed name with args (a JSON object; empty
 // means {}).
 //
 // The call times out after the server's Config.Timeout() without news: each
 // progress notification restarts the clock, so a long call that reports
-// progress stays alive. Cancelling ctx, or the timeout, sends
-// notifications/cancelled to the server. onProgress, if not nil, runs on
-// the session's read loop and must return quickly; it is never called after
-// CallTool returns.
+// progress stays alive, but no longer than Options.MaxCallDuration (or the
+// server's timeout, if longer) in all: then it ends with ErrCallTimeout
+// too. Cancelling ctx, or a timeout, sends notifications/cancelled to the
+// server. onProgress, if not nil, gets at most ten notifications a second
+// (the latest one wins), messages clipped to 500 bytes; it runs on the
+// session's read loop or a timer's goroutine, one call at a time, and must
+// return quickly; it is never called after CallTool returns.
 //
 // The error is non-nil only when there is no answer: unknown or disabled
 // tool, server not connected, invalid args, timeout, cancellation, or the
@@ -41,9 +65,49 @@ type Progress struct {
 func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	key, ok := m.byName[name]
+	m.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	}
+	return m.call(ctx, name, ToolRef{ServerID: key.server, Tool: key.tool}, args, onProgress)
+}
+
+// CallToolRef is CallTool for the tool ref names: the call goes to that
+// server's tool whatever its exposed name is now, and fails with
+// ErrToolChanged when ref.DefinitionHash is set and the tool's definition
+// is no longer the one it names (the server changed the tool after the
+// call was approved).
+func (m *Manager) CallToolRef(ctx context.Context, ref ToolRef, args json.RawMessage, onProgress func(Progress)) (*Result, error) {
+	name := ref.ServerID + "/" + ref.Tool
+	m.mu.Lock()
+	var found *Tool
+	for i, t := range m.regTools[ref.ServerID] {
+		if t.OriginalName == ref.Tool {
+			found = &m.regTools[ref.ServerID][i]
+			break
+		}
+	}
+	var hash string
+	if found != nil {
+		name, hash = found.Name, found.DefinitionHash
+	}
+	m.mu.Unlock()
+	if found == nil {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	}
+	if ref.DefinitionHash != "" && ref.DefinitionHash != hash {
+		return nil, fmt.Errorf("%w: %s", ErrToolChanged, name)
+	}
+	return m.call(ctx, name, ref, args, onProgress)
+}
+
+// call runs ref's tool; name is how errors name it.
+func (m *Manager) call(ctx context.Context, name string, ref ToolRef, args json.RawMessage, onProgress func(Progress)) (*Result, error) {
+	key := toolKey{server: ref.ServerID, tool: ref.Tool}
+	m.mu.Lock()
 	s := m.servers[key.server]
 	m.mu.Unlock()
-	if !ok || s == nil {
+	if s == nil {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
 	}
 	s.mu.Lock()
@@ -51,6 +115,9 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	s.mu.Unlock()
 	if slices.Contains(cfg.DisabledTools, key.tool) {
 		return nil, fmt.Errorf("%w: %s", ErrToolDisabled, name)
+	}
+	if ref.Fingerprint != "" && serverconf.Fingerprint(&cfg) != ref.Fingerprint {
+		return nil, fmt.Errorf("%w: the configuration of %s changed", ErrToolChanged, cfg.DisplayName())
 	}
 	if sess == nil {
 		return nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, cfg.DisplayName(), state)
@@ -67,10 +134,40 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	defer stopOnEnd()
 	timer := time.AfterFunc(timeout, func() { cancel(ErrCallTimeout) })
 	defer timer.Stop()
+	limit := max(m.opts.MaxCallDuration, timeout)
+	deadline := time.AfterFunc(limit, func() { cancel(errCallLimit) })
+	defer deadline.Stop()
 	// A notification racing the result must not reach onProgress after
-	// CallTool returned: finished, under progMu, closes the gate.
+	// CallTool returned: finished, under progMu, closes the gate. Each
+	// notification becomes pending (replacing an older one), delivered at
+	// once if the last delivery is progressInterval old, else by flush
+	// when it is; while flush is armed, it alone delivers.
 	var progMu sync.Mutex
 	finished := false
+	var lastSent time.Time
+	var pending *Progress
+	var flushTimer *time.Timer // armed while not nil
+	var deliver func()
+	flush := func() {
+		progMu.Lock()
+		defer progMu.Unlock()
+		flushTimer = nil
+		if !finished {
+			deliver()
+		}
+	}
+	deliver = func() { // progMu held
+		if pending == nil {
+			return
+		}
+		if wait := progressInterval - time.Since(lastSent); wait > 0 {
+			flushTimer = time.AfterFunc(wait, flush)
+			return
+		}
+		p := *pending
+		pending, lastSent = nil, time.Now()
+		onProgress(p)
+	}
 	token, unwatch := sess.watchProgress(func(p *mcp.ProgressNotificationParams) {
 		progMu.Lock()
 		defer progMu.Unlock()
@@ -78,14 +175,25 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 			return
 		}
 		timer.Reset(timeout)
-		if onProgress != nil {
-			onProgress(Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+		if onProgress == nil {
+			return
+		}
+		msg, cut := clipBytes(p.Message, maxProgressMessage)
+		if cut {
+			msg += "…"
+		}
+		pending = &Progress{Progress: p.Progress, Total: p.Total, Message: msg}
+		if flushTimer == nil {
+			deliver()
 		}
 	})
 	defer func() {
 		unwatch()
 		progMu.Lock()
 		finished = true
+		if flushTimer != nil {
+			flushTimer.Stop()
+		}
 		progMu.Unlock()
 	}()
 
@@ -101,10 +209,15 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("calling %s: %w", name, context.Cause(ctx))
+	case errors.Is(cause, errCallLimit):
+		return nil, fmt.Errorf("%w: %s hit the absolute limit of %s a call may run, progress or not; if the tool needs longer, raise the server's timeout",
+			ErrCallTimeout, name, limit)
 	case errors.Is(cause, ErrCallTimeout):
 		return nil, fmt.Errorf("%w: %s sent no result or progress for %s", ErrCallTimeout, name, timeout)
 	case errors.As(err, &rpcErr):
 		return errorResult(fmt.Sprintf("MCP error %d: %s", rpcErr.Code, rpcErr.Message), m.opts.ResultLimit), nil
+	case isFrameTooLarge(err):
+		return nil, fmt.Errorf("%w: the server sent a message larger than %d MiB, so the connection was closed and is being re-established", ErrServerGone, MaxMessageBytes>>20)
 	case errors.Is(cause, errSessionStopped), errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed), sess.ended():
 		select { // learn why, if the session is ending on its own
 		case <-sess.done:
@@ -117,6 +230,14 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	default:
 		return nil, fmt.Errorf("calling %s: %w", name, err)
 	}
+}
+
+// isFrameTooLarge reports whether err is the SDK's refusal of a message
+// past IOTransport.MaxLineLength. The SDK keeps that error unexported, so
+// its text is matched; TestResultPastMessageLimit fails if it changes, and
+// an exported sentinel upstream would let this go.
+func isFrameTooLarge(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "exceeded the configured maximum line length")
 }
 
 // normalizeArgs checks args is a JSON object; empty or null means {}.

@@ -25,6 +25,13 @@
 // SDK's KeepAlive does not run there, so the manager pings itself and
 // counts any JSON-RPC answer as alive.
 //
+// A server is hostile until proven otherwise, so all it sends is bounded
+// where it is read: one message (MaxMessageBytes, and the response body
+// limit of remote.go), the tools it lists (Options.MaxTools, description
+// and schema sizes; see toolListing and cleanSchema), how often it makes
+// us re-list (relistInterval), its progress reports, and how long a call
+// may run (Options.MaxCallDuration, whatever progress it reports).
+//
 // Tool names are "<server>__<tool>", sanitized and suffixed with a hash of
 // the exact pair when needed, so they are valid for every provider, unique
 // and stable across restarts.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -326,6 +327,35 @@ func TestHugeResult(t *testing.T) {
 	}
 }
 
+// A result past MaxMessageBytes is never buffered whole: the call fails,
+// says why, and the server is reconnected.
+func TestResultPastMessageLimit(t *testing.T) {
+	m, rec := newTestManager(t, &Options{BackoffBase: 10 * time.Millisecond})
+	m.Add(faultConfig(t, "h", "ok"))
+	waitState(t, m, "h", 20*time.Second, StateConnected)
+	args := fmt.Sprintf(`{"bytes":%d}`, MaxMessageBytes+1<<20)
+	_, err := m.CallTool(t.Context(), "h__huge", json.RawMessage(args), nil)
+	if !errors.Is(err, ErrServerGone) {
+		t.Fatalf("err = %v, want ErrServerGone", err)
+	}
+	// The status says why the connection was dropped, then it is back.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		sts, _ := rec.statuses("h")
+		last := sts[len(sts)-1]
+		if last.State == StateConnected && slices.ContainsFunc(sts, func(s Status) bool { return strings.Contains(s.Reason, "larger than 16 MiB") }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("statuses: %+v", sts)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := callText(t, m, "h__echo", `{"text":"ok"}`); got != "ok" {
+		t.Errorf("echo after the oversized result = %q", got)
+	}
+}
+
 func TestToolListChanged(t *testing.T) {
 	m, rec := newTestManager(t, nil)
 	m.Add(faultConfig(t, "l", "ok"))
@@ -407,14 +437,14 @@ func TestDisabledToolsAndUpdate(t *testing.T) {
 }
 
 func TestSecretsResolved(t *testing.T) {
-	m, _ := newTestManager(t, &Options{Secrets: fakeSecrets{"k": "ok"}})
+	m, _ := newTestManager(t, &Options{Secrets: fakeSecrets{serverconf.EnvSecretRef("s", faultEnv): "ok"}})
 	cfg := faultConfig(t, "s", "")
-	cfg.Env[faultEnv] = serverconf.Value{SecretRef: "k"} // the mode comes from the keyring
+	cfg.Env[faultEnv] = serverconf.Value{SecretRef: serverconf.EnvSecretRef("s", faultEnv)} // the mode comes from the keyring
 	m.Add(cfg)
 	waitState(t, m, "s", 20*time.Second, StateConnected)
 
 	cfg2 := faultConfig(t, "s2", "ok")
-	cfg2.Env["TOKEN"] = serverconf.Value{SecretRef: "missing"}
+	cfg2.Env["TOKEN"] = serverconf.Value{SecretRef: serverconf.EnvSecretRef("s2", "TOKEN")}
 	m.Add(cfg2)
 	st := waitState(t, m, "s2", 20*time.Second, StateFailed)
 	if !strings.Contains(st.Reason, "environment variable TOKEN") || !strings.Contains(st.Reason, "set it again") {

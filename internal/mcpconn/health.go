@@ -20,6 +20,14 @@ func (s *server) serve(ctx context.Context, sess *session) error {
 		tick = t.C
 	}
 	failures := 0
+	// A server may send tools/list_changed in a storm: the re-lists run one
+	// at a time (here, in the loop) and start relistInterval apart at
+	// least, the notifications in between coalesced into the next one.
+	lastList := time.Now() // the listing at connect
+	relistTimer := time.NewTimer(relistInterval)
+	relistTimer.Stop()
+	defer relistTimer.Stop()
+	var relist <-chan time.Time // relistTimer.C while a re-list is due
 	for {
 		select {
 		case <-ctx.Done():
@@ -27,7 +35,20 @@ func (s *server) serve(ctx context.Context, sess *session) error {
 		case <-sess.done:
 			return sess.endErr
 		case <-sess.toolsChanged:
+			if relist != nil {
+				break // a re-list is already due
+			}
+			if wait := relistInterval - time.Since(lastList); wait > 0 {
+				relistTimer.Reset(wait)
+				relist = relistTimer.C
+				break
+			}
 			s.refreshTools(sess)
+			lastList = time.Now()
+		case <-relist:
+			relist = nil
+			s.refreshTools(sess)
+			lastList = time.Now()
 		case <-tick:
 			err := sess.ping(ctx, o.PingTimeout)
 			switch {
@@ -55,16 +76,20 @@ func (s *server) serve(ctx context.Context, sess *session) error {
 	}
 }
 
+// relistInterval is the least time between two re-lists of a server's
+// tools after tools/list_changed.
+const relistInterval = 500 * time.Millisecond
+
 // refreshTools re-lists the tools after tools/list_changed.
 func (s *server) refreshTools(sess *session) {
 	ctx, cancel := context.WithTimeout(sess.ctx, s.m.opts.ConnectTimeout)
 	defer cancel()
-	list, err := sess.listTools(ctx)
+	listing, err := sess.listTools(ctx, s.m.opts.MaxTools)
 	if err != nil {
 		s.m.log.Warn("listing changed tools", "server", s.id, "error", err)
 		return
 	}
-	tools := prepareTools(list)
+	tools := listing.tools
 	s.mu.Lock()
 	if s.sess != sess {
 		s.mu.Unlock()
@@ -72,6 +97,7 @@ func (s *server) refreshTools(sess *session) {
 	}
 	s.tools = tools
 	s.mu.Unlock()
+	s.noteListing(listing)
 	s.m.rebuildRegistry()
 	s.emitTools()
 	s.setStatus(func(st *Status) { st.ToolCount = len(tools) })

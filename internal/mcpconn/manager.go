@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -76,6 +75,16 @@ type Options struct {
 	// (Result.ForModel); zero means DefaultResultLimit.
 	ResultLimit int
 
+	// MaxTools is how many of one server's tools Switchboard uses: the
+	// first MaxTools it lists, the rest left out with a note in the
+	// server's log. Zero means DefaultMaxTools.
+	MaxTools int
+	// MaxCallDuration bounds a tool call however much progress it reports
+	// (progress only restarts the server's idle timeout); zero means
+	// DefaultMaxCallDuration. A server whose Config.Timeout() is longer
+	// gets that instead.
+	MaxCallDuration time.Duration
+
 	// ShellPATH returns the PATH used to find stdio commands and given to
 	// them; it is called once. Nil means the PATH of the user's login shell
 	// ("$SHELL -l -i -c", 3 s timeout) followed by the app's own entries,
@@ -141,6 +150,12 @@ func (o *Options) withDefaults() Options {
 	if d.ResultLimit <= 0 {
 		d.ResultLimit = DefaultResultLimit
 	}
+	if d.MaxTools <= 0 {
+		d.MaxTools = DefaultMaxTools
+	}
+	if d.MaxCallDuration <= 0 {
+		d.MaxCallDuration = DefaultMaxCallDuration
+	}
 	if d.ClientName == "" {
 		d.ClientName = "switchboard"
 	}
@@ -155,9 +170,8 @@ func (o *Options) withDefaults() Options {
 // backoff, captures stdio servers' stderr, keeps the registry of tools
 // exposed to models, and routes tool calls.
 type Manager struct {
-	opts     Options
-	log      *slog.Logger
-	httpBase http.RoundTripper
+	opts Options
+	log  *slog.Logger
 
 	pathOnce  sync.Once
 	shellPATH string
@@ -188,14 +202,9 @@ func NewManager(opts *Options) *Manager {
 	for k, v := range o.ProtocolHints {
 		hints[k] = v
 	}
-	base := http.DefaultTransport
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		base = t.Clone()
-	}
 	return &Manager{
 		opts:     o,
 		log:      o.Logger,
-		httpBase: base,
 		servers:  make(map[string]*server),
 		hints:    hints,
 		byName:   make(map[string]toolKey),

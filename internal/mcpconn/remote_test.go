@@ -60,8 +60,8 @@ func TestNeedsAuth(t *testing.T) {
 	}{
 		{"no credentials", Options{}, nil, StateNeedsAuth},
 		{"authorization failed", Options{AuthHandler: func(serverconf.Config) auth.OAuthHandler { return fakeOAuth{} }}, nil, StateNeedsAuth},
-		{"header from the keyring", Options{Secrets: fakeSecrets{"tok": "Bearer good"}},
-			map[string]serverconf.Value{"Authorization": {SecretRef: "tok"}}, StateConnected},
+		{"header from the keyring", Options{Secrets: fakeSecrets{serverconf.HeaderSecretRef("p", "Authorization"): "Bearer good"}},
+			map[string]serverconf.Value{"Authorization": {SecretRef: serverconf.HeaderSecretRef("p", "Authorization")}}, StateConnected},
 		{"token from the OAuth handler", Options{AuthHandler: func(serverconf.Config) auth.OAuthHandler { return fakeOAuth{token: "good"} }}, nil, StateConnected},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,12 @@ package mcpconn
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,6 +47,10 @@ func TestCleanSchema(t *testing.T) {
 		{"keeps nested combinators",
 			`{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
 			`{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
+		{"drops a network or file $ref, keeping its siblings",
+			`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"},"b":{"$ref":"other.json#/x","description":"b"},
+			  "c":{"$ref":"#anchor"},"d":{"$recursiveRef":"#","type":"string"}}}`,
+			`{"type":"object","properties":{"a":{},"b":{"description":"b"},"c":{},"d":{"type":"string"}}}`},
 		{"boolean subschemas",
 			`{"type":"object","properties":{"any":true}}`,
 			`{"type":"object","properties":{"any":{}}}`},
@@ -53,7 +63,10 @@ func TestCleanSchema(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := cleanSchema(in)
+			got, note := cleanSchema(in)
+			if note != "" {
+				t.Errorf("note %q", note)
+			}
 			var gotV map[string]any
 			if err := json.Unmarshal(got, &gotV); err != nil {
 				t.Fatalf("invalid JSON %s: %v", got, err)
@@ -76,4 +89,199 @@ func TestCleanSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// selfRefBomb is an object schema with n properties that are each the
+// whole schema again: 140 bytes for six, which inlined to depth 8 used to
+// expand to 157 MB (3.5 GB allocated); eight ran out of memory.
+func selfRefBomb(n int) map[string]any {
+	props := map[string]any{}
+	for i := range n {
+		props[string(rune('a'+i))] = map[string]any{"$ref": "#"}
+	}
+	return map[string]any{"type": "object", "properties": props}
+}
+
+// defsBomb is the same without recursion: each of depth definitions
+// refers to the next one n times ("billion laughs").
+func defsBomb(n, depth int) map[string]any {
+	defs := map[string]any{}
+	for d := range depth {
+		props := map[string]any{}
+		for i := range n {
+			if d == depth-1 {
+				props[fmt.Sprint("p", i)] = map[string]any{"type": "string"}
+			} else {
+				props[fmt.Sprint("p", i)] = map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", d+1)}
+			}
+		}
+		defs[fmt.Sprint("d", d)] = map[string]any{"type": "object", "properties": props}
+	}
+	return map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/d0"}}, "$defs": defs}
+}
+
+func TestCleanSchemaRefBombIsBounded(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		schema map[string]any
+	}{
+		{"six self-references", selfRefBomb(6)},
+		{"eight self-references", selfRefBomb(8)},
+		{"eight definitions deep, eight wide", defsBomb(8, 7)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, _ := json.Marshal(tt.schema)
+			t.Logf("schema: %d bytes", len(raw))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			got, note := cleanSchema(tt.schema)
+			runtime.ReadMemStats(&after)
+			allocated := after.TotalAlloc - before.TotalAlloc
+			t.Logf("cleaned to %d bytes, %.1f MB allocated; note: %s", len(got), float64(allocated)/(1<<20), note)
+			if allocated > 64<<20 {
+				t.Errorf("cleaning allocated %d MB, want under 64 MB", allocated>>20)
+			}
+			if string(got) != string(anySchema) {
+				t.Errorf("got a %d-byte schema, want the any-object fallback", len(got))
+			}
+			if !strings.Contains(note, "256 KiB") || !strings.Contains(note, "any object") {
+				t.Errorf("note = %q, want it to say the schema is over 256 KiB and the tool takes any object", note)
+			}
+		})
+	}
+}
+
+// A recursive schema that stays small once cut at maxRefDepth is still
+// inlined, not replaced.
+func TestCleanSchemaSmallRecursionIsInlined(t *testing.T) {
+	got, note := cleanSchema(selfRefBomb(2))
+	if note != "" || len(got) > maxSchemaBytes || string(got) == string(anySchema) {
+		t.Fatalf("two self-references: %d bytes, note %q", len(got), note)
+	}
+	if strings.Contains(string(got), "$ref") {
+		t.Errorf("a $ref is left in %s", got)
+	}
+}
+
+func TestCleanSchemaNeverFetchesRefs(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte(`{"type":"object","properties":{"secret":{"type":"string"}}}`))
+	}))
+	defer srv.Close()
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"remote":   map[string]any{"$ref": srv.URL + "/schema.json"},
+		"fragment": map[string]any{"$ref": srv.URL + "/schema.json#/properties/secret"},
+		"file":     map[string]any{"$ref": "file:///etc/passwd"},
+		"relative": map[string]any{"$ref": "defs.json#/x"},
+	}}
+	got, _ := cleanSchema(schema)
+	want := `{"properties":{"file":{},"fragment":{},"relative":{},"remote":{}},"type":"object"}`
+	if string(got) != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the cleaner fetched a $ref %d times", n)
+	}
+}
+
+// A schema every provider accepts is passed through as the server sent it.
+func TestCleanSchemaPassesAcceptableSchemaThrough(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"object","properties":{}}`,
+		`{"type":"object","properties":{"path":{"type":"string","format":"uri","x-vendor":{"$ref":"not a schema here"}},
+		  "mode":{"enum":["r","w"],"default":"r"},"opts":{"type":"object","additionalProperties":true,
+		  "properties":{"n":{"type":"integer","minimum":1,"maximum":9007199254740000}}},
+		  "v":{"anyOf":[{"type":"string"},{"type":"null"}]},"tuple":{"type":"array","items":[{"type":"string"},false]}},
+		  "required":["path"],"additionalProperties":false,"description":"Reads a file."}`,
+	} {
+		var schema any
+		if err := json.Unmarshal([]byte(in), &schema); err != nil {
+			t.Fatal(err)
+		}
+		c := schemaCleaner{root: schema.(map[string]any)}
+		if !c.acceptable(schema.(map[string]any)) {
+			t.Errorf("not taken as acceptable: %s", in)
+		}
+		want, _ := json.Marshal(schema)
+		got, note := cleanSchema(schema)
+		if string(got) != string(want) || note != "" {
+			t.Errorf("got %s (note %q)\nwant %s", got, note, want)
+		}
+	}
+	// And anything cleaning would change is not taken as acceptable.
+	for _, in := range []string{
+		`{"type":"object"}`,
+		`{"properties":{}}`,
+		`{"type":"object","properties":{},"anyOf":[]}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}},"$defs":{"a":{}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","$comment":"c"}}}`,
+		`{"type":"object","properties":{"a":true}}`,
+		`{"type":"object","properties":{"a":{"items":"string"}}}`,
+		`{"type":"object","properties":{"a":{"anyOf":{"type":"string"}}}}`,
+		`{"type":"object","properties":{"a":{"type":"array","items":[true]}}}`,
+	} {
+		var schema map[string]any
+		if err := json.Unmarshal([]byte(in), &schema); err != nil {
+			t.Fatal(err)
+		}
+		c := schemaCleaner{root: schema}
+		if c.acceptable(schema) {
+			t.Errorf("taken as acceptable: %s", in)
+		}
+	}
+}
+
+func TestCleanSchemaLargeSchemaFallsBack(t *testing.T) {
+	props := map[string]any{}
+	for i := range 5000 {
+		props[fmt.Sprintf("property_%05d", i)] = map[string]any{"type": "string", "description": strings.Repeat("d", 60)}
+	}
+	for _, schema := range []map[string]any{
+		{"type": "object", "properties": props},                                                  // acceptable, too large
+		{"type": "object", "properties": props, "$schema": "draft-07"},                           // cleaned, too large
+		{"type": "object", "properties": map[string]any{"e": map[string]any{"enum": bigEnum()}}}, // a big kept value
+	} {
+		got, note := cleanSchema(schema)
+		if string(got) != string(anySchema) || note == "" {
+			t.Errorf("a schema over 256 KiB gave %d bytes, note %q", len(got), note)
+		}
+	}
+}
+
+func bigEnum() []any {
+	out := make([]any, 40_000)
+	for i := range out {
+		out[i] = fmt.Sprint("value-", i)
+	}
+	return out
+}
+
+// FuzzCleanSchema checks that any schema cleans to a bounded object schema
+// without a $ref, whatever its references.
+func FuzzCleanSchema(f *testing.F) {
+	bomb, _ := json.Marshal(selfRefBomb(8))
+	f.Add(string(bomb))
+	f.Add(`{"type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"$ref":"#/properties/a"}}}`)
+	f.Add(`{"anyOf":[{"$ref":"#"},{"properties":{"x":{"$ref":"#/anyOf/0"}}}]}`)
+	f.Add(`{"$defs":{"a":{"items":[{"$ref":"#/$defs/a"},{"$ref":"#/$defs/a"},{"$ref":"#/$defs/a"}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var schema any
+		if json.Unmarshal([]byte(in), &schema) != nil {
+			return
+		}
+		got, _ := cleanSchema(schema)
+		if len(got) > maxSchemaBytes {
+			t.Fatalf("%d bytes", len(got))
+		}
+		var out map[string]any
+		if err := json.Unmarshal(got, &out); err != nil || out["type"] != "object" {
+			t.Fatalf("not an object schema: %s", got)
+		}
+		if _, ok := out["properties"].(map[string]any); !ok {
+			t.Fatalf("no properties: %s", got)
+		}
+	})
 }

@@ -48,7 +48,8 @@ type session struct {
 	rec         *httpRecorder // sse and http only
 	protocol    string
 	connectedAt time.Time
-	tools       []*mcp.Tool // as listed at connect
+	tools       []*mcp.Tool  // as listed at connect, the ones kept
+	listing     *toolListing // the same, prepared
 
 	// ctx lives as long as the session; every request derives from it, so
 	// stopping retires them all and Close never waits on a hung call.
@@ -179,14 +180,14 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	}
 	s.cs = cs
 	s.protocol = cs.InitializeResult().ProtocolVersion
-	tools, err := s.listTools(ctx)
+	listing, err := s.listTools(ctx, m.opts.MaxTools)
 	if err != nil {
 		return fail(fmt.Errorf("listing tools: %w", err))
 	}
 	if !timer.Stop() {
 		return fail(errConnectTimeout)
 	}
-	s.tools = tools
+	s.tools, s.listing = listing.kept, listing
 	s.connectedAt = time.Now()
 	go s.watch()
 	return s, nil
@@ -200,7 +201,7 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 	}
 	switch cfg.Transport {
 	case serverconf.TransportStdio, "":
-		env, err := m.resolveValues(cfg.Env, "environment variable")
+		env, err := m.resolveValues(cfg.ID, cfg.Env, "environment variable")
 		if err != nil {
 			return nil, err
 		}
@@ -213,19 +214,25 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 			pathList = p
 			delete(env, "PATH")
 		}
-		proc, err := startProcess(cfg, path, childEnv(pathList, env), ring, m.opts.StopGrace, m.opts.Wrap)
+		// Passwords in args are kept in the keyring as ${secret:NAME}: put
+		// them back for the child only; the log shows the placeholders.
+		shown := cfg.Args
+		if cfg.Args, err = m.resolveArgs(cfg.ID, cfg.Args); err != nil {
+			return nil, err
+		}
+		proc, err := startProcess(cfg, path, childEnv(pathList, env, cfg.InheritEnv), ring, m.opts.StopGrace, m.opts.Wrap)
 		if err != nil {
 			return nil, permanent(err)
 		}
 		s.proc = proc
 		ring.AppendLevel(logbuf.LevelInfo, fmt.Sprintf("%sstarted %s (pid %d)", markerPrefix,
-			strings.Join(append([]string{cfg.Command}, redactArgs(cfg.Args)...), " "), proc.cmd.Process.Pid))
+			strings.Join(append([]string{cfg.Command}, redactArgs(shown)...), " "), proc.cmd.Process.Pid))
 		return proc.transport(), nil
 	case serverconf.TransportSSE, serverconf.TransportHTTP:
 		if cfg.URL == "" {
 			return nil, permanent(errors.New("the server has no URL; set one in its settings"))
 		}
-		headers, err := m.resolveValues(cfg.Headers, "header")
+		headers, err := m.resolveValues(cfg.ID, cfg.Headers, "header")
 		if err != nil {
 			return nil, err
 		}
@@ -237,13 +244,19 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 	}
 }
 
-// resolveValues turns config values into strings, reading secrets.
-func (m *Manager) resolveValues(vals map[string]serverconf.Value, what string) (map[string]string, error) {
+// resolveValues turns server id's config values into strings, reading
+// secrets. A reference to another server's keyring entry is refused before
+// anything is read: a config (crafted, or pasted from elsewhere) must not be
+// able to hand one server's token to another.
+func (m *Manager) resolveValues(id string, vals map[string]serverconf.Value, what string) (map[string]string, error) {
 	out := make(map[string]string, len(vals))
 	for k, v := range vals {
 		if v.SecretRef == "" {
 			out[k] = v.Plain
 			continue
+		}
+		if err := serverconf.CheckSecretRef(id, v.SecretRef); err != nil {
+			return nil, permanent(secretError{fmt.Errorf("%s %s: %w", what, k, err)})
 		}
 		if m.opts.Secrets == nil {
 			return nil, permanent(errorf(ErrSecret, "%s %s is kept in the keyring, which is not available", what, k))
@@ -301,22 +314,32 @@ func (p *process) exitedWithin(d time.Duration) bool {
 	}
 }
 
-// listTools lists every tool, following pagination.
-func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
+// listTools lists the server's tools, following pagination, keeping the
+// first limit of them (see toolListing). It reads at most maxListingPages
+// pages and countedTools*limit tools, so a server cannot keep it busy.
+func (s *session) listTools(ctx context.Context, limit int) (*toolListing, error) {
+	l := newToolListing(limit)
 	if res := s.cs.InitializeResult(); res == nil || res.Capabilities == nil || res.Capabilities.Tools == nil {
-		return nil, nil
+		return l, nil
 	}
-	var tools []*mcp.Tool
-	for t, err := range s.cs.Tools(ctx, nil) {
+	params := &mcp.ListToolsParams{}
+	for page := 1; ; page++ {
+		res, err := s.cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, err
 		}
-		tools = append(tools, t)
-		if len(tools) > 10_000 {
-			return nil, errors.New("the server lists more than 10,000 tools")
+		for _, t := range res.Tools {
+			l.add(t)
 		}
+		if res.NextCursor == "" {
+			return l, nil
+		}
+		if page >= maxListingPages || l.listed >= countedTools*limit {
+			l.more = true
+			return l, nil
+		}
+		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
 	}
-	return tools, nil
 }
 
 // watch closes done when the connection ends or the process exits,
@@ -334,9 +357,10 @@ func (s *session) watch() {
 	case err := <-waitErr:
 		if s.ctx.Err() != nil { // we closed it
 			reason = s.stopCause()
-		} else if isJSONSyntax(err) {
-			// Garbage on stdout is the cause even when the process then
-			// dies of the closed pipe (SIGPIPE).
+		} else if isStreamFault(err) {
+			// Garbage on stdout, or a message past the limit, is the
+			// cause even when the process then dies of the closed pipe
+			// (SIGPIPE).
 			reason = connectionLost(err)
 		} else if s.proc != nil && s.proc.exitedWithin(200*time.Millisecond) {
 			reason = fmt.Errorf("the server exited with %s", s.proc.exitReason())
@@ -349,7 +373,7 @@ func (s *session) watch() {
 		// server with SIGPIPE.
 		select {
 		case err := <-waitErr:
-			if s.ctx.Err() == nil && isJSONSyntax(err) {
+			if s.ctx.Err() == nil && isStreamFault(err) {
 				reason = connectionLost(err)
 			}
 		case <-time.After(50 * time.Millisecond):
@@ -368,10 +392,16 @@ func connectionLost(err error) error {
 		return errors.New("the server closed the connection")
 	case isJSONSyntax(err):
 		return fmt.Errorf("the server wrote something other than JSON-RPC to stdout (%v); servers must log to stderr", err)
+	case isFrameTooLarge(err):
+		return fmt.Errorf("the server sent a message larger than %d MiB, so Switchboard closed the connection", MaxMessageBytes>>20)
 	default:
 		return fmt.Errorf("connection lost: %w", err)
 	}
 }
+
+// isStreamFault reports whether err is the server's fault on the stream
+// itself: bytes that are not JSON-RPC, or one message past the limit.
+func isStreamFault(err error) bool { return isJSONSyntax(err) || isFrameTooLarge(err) }
 
 // ended reports whether the session ended on its own.
 func (s *session) ended() bool {
@@ -489,12 +519,16 @@ func stderrHint(lines []string) string {
 }
 
 // secretish matches flag names whose value should not reach a log file.
-var secretish = regexp.MustCompile(`(?i)(key|token|secret|passw|auth|credential)`)
+var secretish = regexp.MustCompile(`(?i)(key|token|secret|passw|auth|credential|dsn|[-_]pat($|=))`)
 
 // redactArgs hides the values of arguments that look like secrets
-// ("--api-key xyz", "--token=xyz") in the command line written to the log.
+// ("--api-key xyz", "--token=xyz") and the passwords of URLs
+// ("postgresql://u:***@host/db") in the command line written to the log.
 func redactArgs(args []string) []string {
 	out := slices.Clone(args)
+	for i, a := range out {
+		out[i] = serverconf.RedactURLPasswords(a)
+	}
 	for i, a := range out {
 		if !strings.HasPrefix(a, "-") || !secretish.MatchString(a) {
 			continue

@@ -44,6 +44,9 @@ func loginShellPATH(timeout time.Duration, wrap func(*exec.Cmd)) string {
 	// stop the app's process group with job-control signals. It leads its
 	// own process group, so a timeout kills its children too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// The allowlisted environment a server gets, and where the shell's
+	// startup files are: the user's rc files need no API keys to set PATH.
+	cmd.Env = childEnv(own, shellStartupEnv(), false)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 200 * time.Millisecond
 	if wrap != nil {
@@ -59,4 +62,16 @@ func loginShellPATH(timeout time.Duration, wrap func(*exec.Cmd)) string {
 		return own
 	}
 	return mergePATH(strings.TrimSpace(login), own)
+}
+
+// shellStartupEnv are the app's variables that tell a shell where its
+// startup files are (zsh's ZDOTDIR, sh's ENV, bash's BASH_ENV).
+func shellStartupEnv() map[string]string {
+	env := map[string]string{}
+	for _, k := range []string{"ZDOTDIR", "ENV", "BASH_ENV"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	return env
 }

@@ -66,13 +66,16 @@ type ToolsEvent struct {
 
 // Errors returned by the Manager, to check with errors.Is.
 var (
-	ErrUnknownServer    = errors.New("unknown server")
-	ErrServerExists     = errors.New("server already exists")
-	ErrNotStarted       = errors.New("connection manager not started")
-	ErrClosed           = errors.New("connection manager closed")
-	ErrNotConnected     = errors.New("server not connected")
-	ErrUnknownTool      = errors.New("unknown tool")
-	ErrToolDisabled     = errors.New("tool disabled")
+	ErrUnknownServer = errors.New("unknown server")
+	ErrServerExists  = errors.New("server already exists")
+	ErrNotStarted    = errors.New("connection manager not started")
+	ErrClosed        = errors.New("connection manager closed")
+	ErrNotConnected  = errors.New("server not connected")
+	ErrUnknownTool   = errors.New("unknown tool")
+	ErrToolDisabled  = errors.New("tool disabled")
+	// ErrToolChanged means the server changed the tool's definition since
+	// the call was approved; the call did not run.
+	ErrToolChanged      = errors.New("the server changed this tool since the call was approved")
 	ErrInvalidArguments = errors.New("tool arguments are not a JSON object")
 	ErrCallTimeout      = errors.New("tool call timed out")
 	ErrServerGone       = errors.New("server connection lost during the call")

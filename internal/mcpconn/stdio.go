@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,10 @@ import (
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
+
+// MaxMessageBytes bounds one JSON-RPC message read from a stdio server,
+// as the response body limit bounds a remote server's.
+const MaxMessageBytes = 16 << 20
 
 // A process is a stdio server's child process. The SDK's IOTransport speaks
 // MCP over its stdin and stdout; the process owns everything else: its own
@@ -103,7 +108,9 @@ func startProcess(cfg serverconf.Config, path string, env []string, ring *logbuf
 
 // transport is the SDK transport over the process's stdin and stdout.
 func (p *process) transport() mcp.Transport {
-	return &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}
+	// One message is at most MaxMessageBytes: a server that writes a longer
+	// line loses its connection instead of filling the app's memory.
+	return &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: MaxMessageBytes}
 }
 
 // stop ends the process the way the MCP spec asks, but quickly: close its
@@ -189,13 +196,44 @@ func expandHome(p string) string {
 	return p
 }
 
-// childEnv is the app's environment with PATH replaced by pathList, plus the
-// server's own variables.
-func childEnv(pathList string, extra map[string]string) []string {
-	env := make([]string, 0, len(os.Environ())+len(extra)+1)
+// resolveArgs puts the passwords server id keeps in the keyring back into
+// its args (serverconf.ResolveArgs).
+func (m *Manager) resolveArgs(id string, args []string) ([]string, error) {
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "${secret:") }) {
+		return args, nil
+	}
+	if m.opts.Secrets == nil {
+		return nil, permanent(errorf(ErrSecret, "a password in the server's arguments is kept in the keyring, which is not available"))
+	}
+	out, err := serverconf.ResolveArgs(id, args, m.opts.Secrets.Get)
+	if err != nil {
+		return nil, permanent(errorf(ErrSecret, "%v; type the password into the argument again in the server's settings", err))
+	}
+	return out, nil
+}
+
+// A secretError is a secret that cannot be read, matching both ErrSecret
+// and its cause (serverconf.ErrForeignSecret).
+type secretError struct{ err error }
+
+func (e secretError) Error() string   { return e.err.Error() }
+func (e secretError) Unwrap() []error { return []error{e.err, ErrSecret} }
+
+// childEnv is a stdio server's environment: PATH set to pathList, the
+// app's variables that allowedEnv lets through (all of them when inherit
+// is set), and the server's own variables on top.
+//
+// The allowlist is there because the app's environment is where people keep
+// provider API keys and cloud credentials (exported in the shell that
+// started the app), and DBUS_SESSION_BUS_ADDRESS, through which a process
+// reaches the whole keyring. A server is still any program running as the
+// user and can find much of this on disk: the allowlist keeps secrets from
+// being handed over, it is not a sandbox.
+func childEnv(pathList string, extra map[string]string, inherit bool) []string {
+	env := make([]string, 0, 32+len(extra))
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.EqualFold(k, "PATH") {
+		if strings.EqualFold(k, "PATH") || !inherit && !allowedEnv(k) {
 			continue
 		}
 		if _, override := extra[k]; override {
@@ -204,10 +242,55 @@ func childEnv(pathList string, extra map[string]string) []string {
 		env = append(env, kv)
 	}
 	env = append(env, "PATH="+pathList)
-	for k, v := range extra {
-		env = append(env, k+"="+v)
+	for _, k := range sortedKeys(extra) {
+		env = append(env, k+"="+extra[k])
 	}
 	return env
+}
+
+// baseEnv names the variables every stdio server gets from the app's
+// environment (besides PATH): who and where the user is, language and time
+// zone, temporary directories, where tools keep their config and cache,
+// and how to reach the network (proxies, extra CA certificates), which npx
+// and uvx need to download a server. osEnv (per OS) adds what programs need
+// to run there.
+var baseEnv = []string{
+	"HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SHELL", "TERM",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+}
+
+// allowedEnv reports whether the app's variable name reaches a server
+// that does not inherit the whole environment: a name of baseEnv or osEnv
+// (proxies in either case, Windows names in any case), a locale setting
+// (LC_*), or npm's own settings (npm_config_*) unless the name looks
+// secret (a registry's _authToken).
+func allowedEnv(name string) bool {
+	upper := strings.ToUpper(name)
+	if strings.HasPrefix(upper, "LC_") {
+		return true
+	}
+	if strings.HasPrefix(upper, "NPM_CONFIG_") {
+		return !serverconf.IsSecretName(strings.TrimPrefix(upper, "NPM_CONFIG_"))
+	}
+	for _, list := range [][]string{baseEnv, osEnv} {
+		for _, k := range list {
+			if name == k || (envFoldCase || strings.HasSuffix(k, "_PROXY")) && strings.EqualFold(name, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // mergePATH appends to first the entries of second it lacks.

@@ -58,7 +58,7 @@ func TestResolveCommand(t *testing.T) {
 
 func TestChildEnvAndMergePATH(t *testing.T) {
 	t.Setenv("SWITCHBOARD_TEST_VAR", "parent")
-	env := childEnv("/login/bin:/usr/bin", map[string]string{"SWITCHBOARD_TEST_VAR": "server", "API": "k"})
+	env := childEnv("/login/bin:/usr/bin", map[string]string{"SWITCHBOARD_TEST_VAR": "server", "API": "k"}, true)
 	count := func(prefix string) int {
 		return len(slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return !strings.HasPrefix(kv, prefix) }))
 	}

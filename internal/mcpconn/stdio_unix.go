@@ -10,6 +10,18 @@ import (
 	"time"
 )
 
+// osEnv are the variables a server gets on Unix besides baseEnv. DISPLAY
+// and XAUTHORITY let a browser server (Playwright's, which is headed by
+// default) open a window on X11 and XWayland. XDG_RUNTIME_DIR and
+// WAYLAND_DISPLAY are left out on purpose: with XDG_RUNTIME_DIR, D-Bus
+// libraries find the session bus ($XDG_RUNTIME_DIR/bus), and with it the
+// keyring, even without DBUS_SESSION_BUS_ADDRESS. A server that needs them
+// gets them from its own env or "inherit my environment".
+var osEnv = []string{"DISPLAY", "XAUTHORITY"}
+
+// envFoldCase is whether variable names match in any case: not on Unix.
+const envFoldCase = false
+
 // setProcessGroup starts the child in a process group of its own, so the
 // whole tree (npx and the node it spawns) can be signalled at once, and a
 // Ctrl-C in the terminal that launched the app does not reach it.

@@ -14,6 +14,21 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// osEnv are the variables a server gets on Windows besides baseEnv: what
+// cmd.exe, node and Python need to start and to find the user's folders.
+var osEnv = []string{
+	"SystemRoot", "SystemDrive", "windir", "ComSpec", "PATHEXT", "OS",
+	"APPDATA", "LOCALAPPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "USERNAME", "USERDOMAIN",
+	"ProgramData", "ALLUSERSPROFILE", "PUBLIC",
+	"ProgramFiles", "ProgramFiles(x86)", "ProgramW6432",
+	"CommonProgramFiles", "CommonProgramFiles(x86)", "CommonProgramW6432",
+	"NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER",
+}
+
+// envFoldCase is whether variable names match in any case: they do on
+// Windows.
+const envFoldCase = true
+
 // setProcessGroup starts the child without a console window (the app is a
 // GUI app; a console server would flash one) in a new process group.
 func setProcessGroup(cmd *exec.Cmd) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,6 +30,9 @@ type server struct {
 	sess   *session   // live session, nil when none
 	tools  []toolInfo // tools of the live session
 	run    *run       // current supervisor, nil when disconnected
+	// notes are the last listing's notes (see toolListing.notes), so a
+	// server re-listing the same tools does not repeat them in its log.
+	notes []string
 }
 
 // A run is one supervisor goroutine: it connects, watches and reconnects
@@ -228,15 +232,34 @@ func (s *server) fail(err error, seq uint64) {
 // attach makes sess the live session: its tools join the registry and the
 // server shows as connected.
 func (s *server) attach(sess *session) {
-	tools := prepareTools(sess.tools)
+	tools := sess.listing.tools
 	s.mu.Lock()
 	s.sess, s.tools = sess, tools
 	s.mu.Unlock()
+	s.noteListing(sess.listing)
 	s.m.rebuildRegistry()
 	s.emitTools()
 	s.setStatus(func(st *Status) {
 		*st = Status{State: StateConnected, ToolCount: len(tools), ConnectedAt: sess.connectedAt, ProtocolVersion: sess.protocol}
 	})
+}
+
+// noteListing writes what Switchboard left out of or changed in a listing
+// into the server's log (and the app's), unless the last listing said the
+// same.
+func (s *server) noteListing(l *toolListing) {
+	s.mu.Lock()
+	notes := l.notes(s.cfg.DisplayName())
+	same := slices.Equal(notes, s.notes)
+	s.notes = notes
+	s.mu.Unlock()
+	if same {
+		return
+	}
+	for _, n := range notes {
+		s.m.log.Warn("tool listing bounded", "server", s.id, "note", n)
+		s.stderr.AppendLevel(logbuf.LevelWarn, markerPrefix+n)
+	}
 }
 
 // detachSession stops the live session, if any, for reason (nil: a plain

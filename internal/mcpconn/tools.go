@@ -1,11 +1,18 @@
 package mcpconn
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
 // A Tool is a server's tool as exposed to models.
@@ -29,27 +36,244 @@ type Tool struct {
 	// Fingerprint is serverconf.Fingerprint of the server's config: what
 	// approval grants are tied to.
 	Fingerprint string `json:"fingerprint"`
+	// DefinitionHash is a hash of the tool's definition as the server sent
+	// it (name, title, description, input and output schema, annotations):
+	// an "always" grant is tied to it, so a server cannot swap what a tool
+	// does after the user allowed it.
+	DefinitionHash string `json:"definitionHash"`
+}
+
+// A ToolRef names a tool by what it is rather than by its exposed name,
+// which can change when names collide.
+type ToolRef struct {
+	ServerID string
+	// Tool is the server's own name for the tool.
+	Tool string
+	// DefinitionHash, when not empty, must equal the tool's current
+	// DefinitionHash, or the call fails with ErrToolChanged.
+	DefinitionHash string
+	// Fingerprint, when not empty, must equal serverconf.Fingerprint of
+	// the server's current configuration, or the call fails with
+	// ErrToolChanged.
+	Fingerprint string
 }
 
 // toolInfo is a listed tool, prepared once per listing.
 type toolInfo struct {
 	name, title, description string
 	schema, annotations      json.RawMessage
+	definitionHash           string
 }
 
-func prepareTools(list []*mcp.Tool) []toolInfo {
-	out := make([]toolInfo, 0, len(list))
-	for _, t := range list {
-		ti := toolInfo{name: t.Name, title: t.Title, description: t.Description, schema: cleanSchema(t.InputSchema)}
-		if t.Annotations != nil {
-			ti.annotations, _ = json.Marshal(t.Annotations)
-			if ti.title == "" {
-				ti.title = t.Annotations.Title
-			}
+// Bounds on what one server lists; Options.MaxTools bounds how many tools.
+const (
+	// DefaultMaxTools is how many of a server's tools Switchboard uses when
+	// Options.MaxTools is zero.
+	DefaultMaxTools = 1000
+	// maxDescriptionBytes bounds a tool's description, maxTitleBytes its
+	// title; longer ones are clipped, saying so.
+	maxDescriptionBytes = 8 << 10
+	maxTitleBytes       = 256
+	// maxToolNameBytes: a tool whose name is longer (or empty) is left out.
+	maxToolNameBytes = 256
+	// maxListingBytes bounds one server's prepared tools together (names,
+	// descriptions, schemas); the tools past it are left out.
+	maxListingBytes = 8 << 20
+	// maxListingPages bounds the pages of one tools/list; a listing is also
+	// read no further than countedTools times the tool limit.
+	maxListingPages = 1000
+	countedTools    = 10
+)
+
+// A toolListing is one tools/list, bounded and prepared as it is read: the
+// first limit tools with a valid name and unseen before, each clipped
+// (prepareTool), until they take maxListingBytes. It counts what it left
+// out, for the notes in the server's log.
+type toolListing struct {
+	limit int
+	tools []toolInfo
+	kept  []*mcp.Tool // as listed, for doctor
+	seen  map[string]bool
+	bytes int  // the size of tools
+	full  bool // a tool did not fit in maxListingBytes: no more are kept
+
+	listed     int  // tools the server listed, as far as they were read
+	more       bool // the listing was not read to its end
+	overLimit  int  // left out past limit
+	overBudget int  // left out past maxListingBytes
+	badNames   int
+	duplicates examples
+	clipped    examples
+	schemas    map[string]*examples // by why the schema was replaced
+	schemaWhy  []string             // the keys of schemas, in order
+}
+
+func newToolListing(limit int) *toolListing {
+	return &toolListing{limit: limit, seen: make(map[string]bool), schemas: make(map[string]*examples)}
+}
+
+// add takes the next listed tool.
+func (l *toolListing) add(t *mcp.Tool) {
+	if t == nil {
+		return
+	}
+	l.listed++
+	switch {
+	case t.Name == "" || len(t.Name) > maxToolNameBytes:
+		l.badNames++
+		return
+	case l.seen[t.Name]:
+		// A second tool of the same name would get another exposed name,
+		// and a selection or grant could follow the wrong one.
+		l.duplicates.add(t.Name)
+		return
+	case len(l.tools) >= l.limit:
+		l.overLimit++
+		return
+	case l.full:
+		l.overBudget++
+		return
+	}
+	ti, clipped, schemaNote := prepareTool(t)
+	size := len(ti.name) + len(ti.title) + len(ti.description) + len(ti.schema) + len(ti.annotations)
+	if l.bytes+size > maxListingBytes {
+		l.full = true
+		l.overBudget++
+		return
+	}
+	l.bytes += size
+	l.seen[t.Name] = true
+	l.tools = append(l.tools, ti)
+	l.kept = append(l.kept, t)
+	if clipped {
+		l.clipped.add(t.Name)
+	}
+	if schemaNote != "" {
+		e := l.schemas[schemaNote]
+		if e == nil {
+			e = &examples{}
+			l.schemas[schemaNote] = e
+			l.schemaWhy = append(l.schemaWhy, schemaNote)
 		}
-		out = append(out, ti)
+		e.add(t.Name)
+	}
+}
+
+// notes says, one line each, what of the listing Switchboard left out or
+// changed, naming the server as server.
+func (l *toolListing) notes(server string) []string {
+	var out []string
+	if l.overLimit > 0 || l.more {
+		n := strconv.Itoa(l.listed)
+		if l.more {
+			n = "more than " + n
+		}
+		out = append(out, fmt.Sprintf("server %s lists %s tools; Switchboard uses the first %d", server, n, len(l.tools)))
+	}
+	if l.overBudget > 0 {
+		out = append(out, fmt.Sprintf("server %s's tools take more than %d MiB; Switchboard leaves out the last %d",
+			server, maxListingBytes>>20, l.overBudget))
+	}
+	if l.badNames > 0 {
+		out = append(out, fmt.Sprintf("server %s lists %d tools with an empty name or one longer than %d bytes; Switchboard leaves them out",
+			server, l.badNames, maxToolNameBytes))
+	}
+	if l.duplicates.n > 0 {
+		out = append(out, fmt.Sprintf("server %s lists %s more than once; Switchboard uses the first of each name", server, l.duplicates))
+	}
+	if l.clipped.n > 0 {
+		out = append(out, fmt.Sprintf("server %s, %s: description longer than %d KiB, clipped", server, l.clipped.tools(), maxDescriptionBytes>>10))
+	}
+	for _, why := range l.schemaWhy {
+		out = append(out, fmt.Sprintf("server %s, %s: %s", server, l.schemas[why].tools(), why))
 	}
 	return out
+}
+
+// examples counts names and keeps the first few, for a note.
+type examples struct {
+	n     int
+	names []string
+}
+
+func (e *examples) add(name string) {
+	e.n++
+	if len(e.names) < 3 {
+		name, _ = clipBytes(name, 64)
+		e.names = append(e.names, strconv.Quote(name))
+	}
+}
+
+// String is `"a", "b", "c" and 4 more`.
+func (e examples) String() string {
+	s := strings.Join(e.names, ", ")
+	if e.n > len(e.names) {
+		s += fmt.Sprintf(" and %d more", e.n-len(e.names))
+	}
+	return s
+}
+
+// tools is `tool "a"` or `tools "a", "b" and 3 more`.
+func (e examples) tools() string {
+	if e.n == 1 {
+		return "tool " + e.String()
+	}
+	return "tools " + e.String()
+}
+
+// prepareTool bounds and cleans one listed tool. clipped reports a clipped
+// description, schemaNote why the schema was replaced (empty if it was not).
+func prepareTool(t *mcp.Tool) (ti toolInfo, clipped bool, schemaNote string) {
+	ti = toolInfo{name: t.Name, definitionHash: definitionHash(t)}
+	ti.title, _ = clipBytes(t.Title, maxTitleBytes)
+	if d, cut := clipBytes(t.Description, maxDescriptionBytes); cut {
+		ti.description = d + fmt.Sprintf("\n[description clipped: %s bytes, showing the first %s]",
+			comma(int64(len(t.Description))), comma(int64(len(d))))
+		clipped = true
+	} else {
+		ti.description = d
+	}
+	ti.schema, schemaNote = cleanSchema(t.InputSchema)
+	if t.Annotations != nil {
+		a := *t.Annotations
+		a.Title, _ = clipBytes(a.Title, maxTitleBytes)
+		ti.annotations, _ = json.Marshal(&a)
+		if ti.title == "" {
+			ti.title = a.Title
+		}
+	}
+	return ti, clipped, schemaNote
+}
+
+// clipBytes cuts s to at most max bytes on a character boundary, and
+// reports whether it did.
+func clipBytes(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+// definitionHash hashes what a tool is, as the server sent it.
+func definitionHash(t *mcp.Tool) string {
+	def := struct {
+		Name         string               `json:"name"`
+		Title        string               `json:"title,omitempty"`
+		Description  string               `json:"description,omitempty"`
+		InputSchema  any                  `json:"inputSchema,omitempty"`
+		OutputSchema any                  `json:"outputSchema,omitempty"`
+		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	}{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations}
+	data, err := json.Marshal(def)
+	if err != nil {
+		data = []byte(t.Name)
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // rebuildRegistry recomputes the exposed tools of all live sessions. Names
@@ -90,6 +314,7 @@ func (m *Manager) rebuildRegistry() {
 				Name: names[k], ServerID: p.id, ServerName: p.name, OriginalName: t.name,
 				Title: t.title, Description: t.description, InputSchema: t.schema, Annotations: t.annotations,
 				Enabled: !slices.Contains(p.disabled, t.name), Fingerprint: p.fingerprint,
+				DefinitionHash: t.definitionHash,
 			}
 			list = append(list, tool)
 			byName[tool.Name] = k

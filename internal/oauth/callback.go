@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"html/template"
@@ -21,7 +22,9 @@ const DefaultCallbackTimeout = 5 * time.Minute
 // Errors of a sign-in through the CallbackServer.
 var (
 	// ErrStateMismatch means the browser came back with a state this
-	// sign-in did not send: a stale tab, or a forged request.
+	// sign-in did not send: a stale tab, or a forged request. The
+	// CallbackServer itself answers such a request with an error page and
+	// keeps waiting for the right one.
 	ErrStateMismatch = errors.New("sign-in rejected: the answer does not belong to this sign-in (state mismatch); start the sign-in again")
 	// ErrCallbackTimeout means the browser never came back.
 	ErrCallbackTimeout = errors.New("sign-in timed out: the browser did not come back; start the sign-in again")
@@ -222,8 +225,11 @@ func (s *CallbackServer) Close() error {
 }
 
 // ServeHTTP answers the redirect. Only GET on the redirect path with the
-// listener's own Host counts as the one callback; anything else (a
-// favicon request, a DNS-rebound page) gets an error and is not counted.
+// listener's own Host and the sign-in's state counts as the one callback;
+// anything else (a favicon request, a DNS-rebound page, a request from a
+// web page that guessed the port but cannot know the state) gets an error
+// page and is not counted, so the real redirect still completes the
+// sign-in.
 func (s *CallbackServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Host != s.host {
 		http.Error(w, "wrong host", http.StatusBadRequest)
@@ -237,26 +243,30 @@ func (s *CallbackServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	q := r.URL.Query()
 	s.mu.Lock()
 	used, expected := s.answered, s.state
-	s.answered = true
+	// An answer with another state does not use up the sign-in.
+	matches := expected != "" && subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(expected)) == 1
+	if matches {
+		s.answered = true
+	}
 	s.mu.Unlock()
 	if used {
 		writePage(w, http.StatusGone, page{Title: "Link already used",
 			Message: "This sign-in link was already used. Start the sign-in again from Switchboard."})
 		return
 	}
+	if !matches {
+		writePage(w, http.StatusBadRequest, page{Title: "Sign-in rejected",
+			Message: "This answer does not belong to the sign-in Switchboard started (the state does not match), so it was rejected. If a sign-in is in progress, finish it in the page Switchboard opened."})
+		return
+	}
 
-	q := r.URL.Query()
 	var res callbackResult
 	var status int
 	var pg page
 	switch {
-	case q.Get("state") != expected:
-		res.err = ErrStateMismatch
-		status = http.StatusBadRequest
-		pg = page{Title: "Sign-in rejected",
-			Message: "This answer does not belong to the sign-in Switchboard started (the state does not match), so it was rejected. Start the sign-in again from Switchboard."}
 	case q.Get("error") != "":
 		ae := &AuthorizationError{Code: q.Get("error"), Description: q.Get("error_description"), URI: q.Get("error_uri")}
 		res.err = ae

@@ -71,20 +71,35 @@ func TestCallbackSuccess(t *testing.T) {
 	}
 }
 
-func TestCallbackStateMismatch(t *testing.T) {
-	cb := newCallback(t, nil)
-	pages := make(chan page200, 1)
-	cb.open = answer(t, cb, "code=the-code&state=forged", pages)
-	res, err := cb.Fetch(t.Context(), &auth.AuthorizationArgs{URL: testAuthURL})
-	if !errors.Is(err, ErrStateMismatch) || res != nil {
-		t.Fatalf("Fetch = %v, %v; want ErrStateMismatch", res, err)
-	}
-	p := <-pages
-	if p.status != http.StatusBadRequest || !strings.Contains(p.body, "rejected") || !strings.Contains(p.body, "state does not match") {
-		t.Errorf("page = %d %q", p.status, p.body)
-	}
-	if strings.Contains(p.body, "the-code") {
-		t.Error("page echoes the code")
+// TestCallbackStateMismatchDoesNotConsume: a request with a wrong state
+// (a web page that found the port, a stale tab) gets an error page and
+// does not use up the sign-in; the real redirect still completes it.
+func TestCallbackStateMismatchDoesNotConsume(t *testing.T) {
+	for _, forged := range []string{"code=the-code&state=forged", "error=access_denied&state=forged", "code=the-code"} {
+		t.Run(forged, func(t *testing.T) {
+			cb := newCallback(t, &CallbackOptions{Timeout: 10 * time.Second})
+			forgedPages, realPages := make(chan page200, 1), make(chan page200, 1)
+			cb.open = func(ctx context.Context, u string) error {
+				if err := answer(t, cb, forged, forgedPages)(ctx, u); err != nil {
+					return err
+				}
+				return answer(t, cb, "code=real-code&state=the-state", realPages)(ctx, u)
+			}
+			res, err := cb.Fetch(t.Context(), &auth.AuthorizationArgs{URL: testAuthURL})
+			if err != nil || res == nil || res.Code != "real-code" {
+				t.Fatalf("Fetch = %+v, %v; want the real callback's code", res, err)
+			}
+			p := <-forgedPages
+			if p.status != http.StatusBadRequest || !strings.Contains(p.body, "rejected") || !strings.Contains(p.body, "state does not match") {
+				t.Errorf("forged page = %d %q", p.status, p.body)
+			}
+			if strings.Contains(p.body, "the-code") {
+				t.Error("page echoes the code")
+			}
+			if p := <-realPages; p.status != http.StatusOK {
+				t.Errorf("real page = %d %q", p.status, p.body)
+			}
+		})
 	}
 }
 
@@ -116,12 +131,6 @@ func TestCallbackErrorParam(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 
-	// An error with the wrong state is a state mismatch, not the user's answer.
-	cb = newCallback(t, nil)
-	cb.open = answer(t, cb, "error=access_denied&state=forged", nil)
-	if _, err = cb.Fetch(t.Context(), &auth.AuthorizationArgs{URL: testAuthURL}); !errors.Is(err, ErrStateMismatch) {
-		t.Errorf("err = %v, want ErrStateMismatch", err)
-	}
 }
 
 func TestCallbackEscapesEchoedValues(t *testing.T) {

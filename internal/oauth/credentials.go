@@ -34,6 +34,7 @@ type credentialsHandler struct {
 	opts       Options
 	log        *slog.Logger
 	refreshCtx context.Context
+	srv        *serverRef
 	// grant returns the grant parameters of one token request (grant_type
 	// and the grant itself); nil means client_credentials. It runs for
 	// every request, so a short-lived grant is fetched fresh.
@@ -64,10 +65,19 @@ func (h *credentialsHandler) Authorize(ctx context.Context, req *http.Request, r
 	if resp.StatusCode == http.StatusForbidden && challengeError(challenges) != "insufficient_scope" {
 		return nil
 	}
+	h.srv.learn(req.URL)
 	client := h.opts.HTTPClient
 	prm, asm, err := discover(ctx, challenges, req.URL.String(), client)
 	if err != nil {
 		return err
+	}
+	// The configured secret or key goes only to the authorization server
+	// it was first used with; its token endpoint comes from that issuer's
+	// metadata, which discover checked names it.
+	if h.cfg.ClientSecretRef != "" || h.cfg.PrivateKeyRef != "" {
+		if err := h.opts.Store.pinIssuer(h.id, h.cfg.ClientID, asm.Issuer); err != nil {
+			return err
+		}
 	}
 	scopes := h.cfg.Scopes
 	if len(scopes) == 0 {
@@ -204,16 +214,26 @@ func discover(ctx context.Context, challenges []oauthex.Challenge, serverURL str
 	if prm == nil {
 		return legacyDiscover(ctx, challenges, serverURL, client)
 	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
+	asm, err := authServerMeta(ctx, prm.AuthorizationServers[0], client)
 	if err != nil {
-		return nil, nil, fmt.Errorf("getting authorization server metadata: %w", err)
-	}
-	if asm == nil { // as the SDK does: the default endpoints
-		base := strings.TrimSuffix(prm.AuthorizationServers[0], "/")
-		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], AuthorizationEndpoint: base + "/authorize",
-			TokenEndpoint: base + "/token", RegistrationEndpoint: base + "/register"}
+		return nil, nil, err
 	}
 	return prm, asm, nil
+}
+
+// authServerMeta is the metadata of issuer, checked by the SDK to name
+// issuer, or the default endpoints when it publishes none.
+func authServerMeta(ctx context.Context, issuer string, client *http.Client) (*oauthex.AuthServerMeta, error) {
+	asm, err := auth.GetAuthServerMetadata(ctx, issuer, client)
+	if err != nil {
+		return nil, fmt.Errorf("getting authorization server metadata: %w", err)
+	}
+	if asm == nil { // as the SDK does: the default endpoints
+		base := strings.TrimSuffix(issuer, "/")
+		asm = &oauthex.AuthServerMeta{Issuer: issuer, AuthorizationEndpoint: base + "/authorize",
+			TokenEndpoint: base + "/token", RegistrationEndpoint: base + "/register"}
+	}
+	return asm, nil
 }
 
 // findResource finds the protected resource metadata as the SDK's

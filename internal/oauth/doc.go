@@ -16,6 +16,17 @@
 //   - 2025-03-26 servers whose metadata at the root names an issuer at a
 //     path of their origin (legacy.go).
 //
+// Where tokens and secrets may go: a stored token and a registered client
+// are bound to the canonical URL of the server (Options.ServerURL) and the
+// issuer they came from, so a server whose URL changed, or another server
+// added later with the same ID, never gets them. A configured client
+// secret or key is pinned to the authorization server it is first used
+// with (the config has no issuer field, so trust on first use); when the
+// server's metadata later names another, the sign-in stops before the
+// secret is sent, until the user signs out. The default HTTP client
+// connects through netguard: no private, loopback or link-local address
+// unless the server itself is at one.
+//
 // A handler opens a browser only when told to (Options.Interactive or
 // WithInteractive); otherwise it returns ErrNeedsAuth, so starting the app
 // never pops up a window. The SDK handler is built per sign-in because its

@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/switchboard-app/switchboard/internal/netguard"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -55,11 +57,19 @@ type enterpriseGrant struct {
 	tokenEndpoint string // the IdP's, once discovered
 }
 
-func newEnterpriseGrant(idp *Enterprise, opts Options) (*enterpriseGrant, error) {
+// newEnterpriseGrant returns the grant of idp. With the default HTTP
+// client (defaultClient), requests to the IdP go through a client whose
+// netguard policy is the IdP's own: the user configured it, so an IdP on
+// the intranet is reachable even for a server on the internet.
+func newEnterpriseGrant(idp *Enterprise, opts Options, defaultClient bool) (*enterpriseGrant, error) {
 	if idp == nil || idp.Issuer == "" || idp.ClientID == "" || idp.IDToken == nil {
 		return nil, errors.New("enterprise-managed authorization needs the identity provider's issuer, client ID and single sign-on; set them in Settings")
 	}
-	return &enterpriseGrant{idp: *idp, store: opts.Store, client: opts.HTTPClient}, nil
+	client := opts.HTTPClient
+	if defaultClient {
+		client = netguard.New(idp.Issuer, nil).Client(30 * time.Second)
+	}
+	return &enterpriseGrant{idp: *idp, store: opts.Store, client: client}, nil
 }
 
 func (g *enterpriseGrant) params(ctx context.Context, as *oauthex.AuthServerMeta, resource string, scopes []string) (url.Values, error) {

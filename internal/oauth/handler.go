@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/switchboard-app/switchboard/internal/netguard"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -36,8 +37,14 @@ type Options struct {
 	Interactive bool
 	// Open shows the authorization URL; nil means OpenBrowser.
 	Open Opener
+	// ServerURL is the server's configured URL. Stored tokens and
+	// registered clients are bound to it (CanonicalResource): one stored
+	// for another URL is not used. Empty means the server is learned from
+	// the first request Authorize sees, and no stored token is reused.
+	ServerURL string
 	// HTTPClient makes discovery, registration and token requests; nil
-	// means a client with a 30-second timeout.
+	// means a client with a 30-second timeout whose connections netguard
+	// checks: no private or local address unless ServerURL is at one.
 	HTTPClient *http.Client
 	// CallbackTimeout bounds the wait for the browser; zero means
 	// DefaultCallbackTimeout.
@@ -99,8 +106,13 @@ func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuth
 		a = *cfg
 		a.Scopes = slices.Clone(a.Scopes)
 	}
+	srv := &serverRef{}
+	if opts.ServerURL != "" {
+		srv.resource = CanonicalResource(opts.ServerURL)
+	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+		srv.guard = netguard.New(opts.ServerURL, nil)
+		opts.HTTPClient = srv.guard.Client(30 * time.Second)
 	}
 	if opts.Open == nil {
 		opts.Open = OpenBrowser
@@ -118,20 +130,20 @@ func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuth
 
 	switch a.Grant {
 	case serverconf.GrantClientCredentials:
-		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx,
+		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx, srv: srv,
 			what: "the client credentials"}, nil
 	case GrantJWTBearer:
 		if a.ClientID == "" {
 			return nil, errors.New("oauth: enterprise-managed authorization needs the client ID registered with the server's authorization server")
 		}
-		g, err := newEnterpriseGrant(opts.Enterprise, opts)
+		g, err := newEnterpriseGrant(opts.Enterprise, opts, srv.guard != nil)
 		if err != nil {
 			return nil, fmt.Errorf("oauth: %w", err)
 		}
-		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx,
+		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx, srv: srv,
 			grant: g.params, what: "the enterprise identity provider's grant"}, nil
 	case "", serverconf.GrantAuthorizationCode:
-		h := &codeHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx}
+		h := &codeHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx, srv: srv}
 		if err := h.restore(); err != nil {
 			return nil, err
 		}
@@ -139,6 +151,33 @@ func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuth
 	default:
 		return nil, fmt.Errorf("oauth: unsupported grant %q", a.Grant)
 	}
+}
+
+// A serverRef is the server a handler signs in to.
+type serverRef struct {
+	guard *netguard.Guard // of the default HTTP client; nil with the caller's
+
+	mu       sync.Mutex
+	resource string // CanonicalResource of the server's URL; "" until known
+}
+
+// learn takes the server from a request to it when Options.ServerURL did
+// not name it.
+func (r *serverRef) learn(u *url.URL) {
+	if r.guard != nil {
+		r.guard.SetServer(u.String())
+	}
+	r.mu.Lock()
+	if r.resource == "" {
+		r.resource = CanonicalResource(u.String())
+	}
+	r.mu.Unlock()
+}
+
+func (r *serverRef) get() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.resource
 }
 
 // codeHandler is the authorization code flow. The SDK's
@@ -151,6 +190,7 @@ type codeHandler struct {
 	opts       Options
 	log        *slog.Logger
 	refreshCtx context.Context
+	srv        *serverRef
 
 	mu       sync.Mutex
 	session  *session // nil: no usable token
@@ -174,12 +214,29 @@ func (h *codeHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	return h.session, nil
 }
 
-// restore loads the stored token, if any.
+// restore loads the stored token, if any, when it was issued for this
+// server's URL. One issued for another URL (the server's URL changed, or
+// a server with the same ID was deleted and added again elsewhere) is
+// forgotten, with the client registered for it: the new host never gets
+// it.
 func (h *codeHandler) restore() error {
 	var t storedToken
 	ok, err := h.opts.Store.load(TokenKey(h.id), &t)
 	if err != nil || !ok {
 		return err
+	}
+	resource := h.srv.get()
+	if resource == "" {
+		return nil // nothing to check the token against: sign in again
+	}
+	if t.Resource != resource {
+		h.log.Info("stored oauth token is for another server URL; sign-in needed", "tokenFor", t.Resource)
+		for _, key := range []string{TokenKey(h.id), ClientKey(h.id)} {
+			if err := h.opts.Store.delete(key); err != nil {
+				h.log.Warn("deleting oauth state of another server URL", "err", err)
+			}
+		}
+		return nil
 	}
 	if t.RefreshToken == "" && !t.Expiry.IsZero() && time.Now().After(t.Expiry) {
 		return h.opts.Store.delete(TokenKey(h.id))
@@ -192,7 +249,7 @@ func (h *codeHandler) restore() error {
 		ClientID: t.ClientID, ClientSecret: secret, Scopes: t.Scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: t.AuthURL, TokenURL: t.TokenURL, AuthStyle: t.AuthStyle},
 	}
-	h.session, h.granted = h.newSession(conf, t.token()), t.Scopes
+	h.session, h.granted = h.newSession(conf, t.token(), binding{Resource: t.Resource, Issuer: t.Issuer}), t.Scopes
 	return nil
 }
 
@@ -215,6 +272,7 @@ func (h *codeHandler) clientSecret(clientID string) (string, error) {
 
 // Authorize runs when the server answers 401, or 403 insufficient_scope.
 func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	h.srv.learn(req.URL)
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden && challengeError(challenges) != "insufficient_scope" {
 		// Not an authorization problem a sign-in solves; as the SDK does,
@@ -294,6 +352,29 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 		drain(resp)
 		return err
 	}
+	b := binding{Resource: h.srv.get()}
+	if prm != nil {
+		b.Issuer = prm.AuthorizationServers[0] // the SDK checks its metadata names this issuer
+	} else {
+		b.Issuer = legacyAS.Issuer
+	}
+	// A configured client secret goes only to the authorization server it
+	// was first used with.
+	var tokenEndpoint string
+	if h.cfg.ClientID != "" && h.cfg.ClientSecretRef != "" {
+		if err := h.opts.Store.pinIssuer(h.id, h.cfg.ClientID, b.Issuer); err != nil {
+			drain(resp)
+			return err
+		}
+		asm := legacyAS
+		if asm == nil {
+			if asm, err = authServerMeta(ctx, b.Issuer, h.opts.HTTPClient); err != nil {
+				drain(resp)
+				return err
+			}
+		}
+		tokenEndpoint = asm.TokenEndpoint
+	}
 
 	var client *storedClient
 	if h.cfg.ClientID == "" && !fresh {
@@ -303,7 +384,9 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 			drain(resp)
 			return err
 		}
-		if ok {
+		// A client registered for another server or authorization server
+		// is not reused.
+		if ok && c.Resource == b.Resource && sameIssuer(c.Issuer, b.Issuer) {
 			client = &c
 		}
 	}
@@ -320,9 +403,9 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 	if legacyAS != nil && pathIssuer(legacyPRM, legacyAS) {
 		drain(resp)
 		h.log.Info("oauth: 2025-03-26 server with its metadata at the root", "issuer", legacyAS.Issuer)
-		err = h.legacySignIn(ctx, legacyPRM, legacyAS, challenges, cb, client)
+		err = h.legacySignIn(ctx, legacyPRM, legacyAS, challenges, cb, client, b)
 	} else {
-		err = h.sdkSignIn(ctx, req, resp, cb, client)
+		err = h.sdkSignIn(ctx, req, resp, cb, client, b, tokenEndpoint)
 	}
 	if err != nil {
 		if errors.Is(err, errStaleClient) {
@@ -343,11 +426,18 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 }
 
 // sdkSignIn signs in with the SDK's AuthorizationCodeHandler, which
-// closes resp.
-func (h *codeHandler) sdkSignIn(ctx context.Context, req *http.Request, resp *http.Response, cb *CallbackServer, client *storedClient) error {
+// closes resp. A non-empty tokenEndpoint is the only URL the sign-in may
+// POST to: that of the issuer a configured client secret is pinned to,
+// whatever the SDK's own discovery finds.
+func (h *codeHandler) sdkSignIn(ctx context.Context, req *http.Request, resp *http.Response, cb *CallbackServer, client *storedClient,
+	b binding, tokenEndpoint string) error {
+	httpClient := h.opts.HTTPClient
+	if tokenEndpoint != "" {
+		httpClient = postOnlyTo(httpClient, tokenEndpoint, b.Issuer)
+	}
 	conf := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:         cb.RedirectURI(),
-		Client:              h.opts.HTTPClient,
+		Client:              httpClient,
 		RequestRefreshToken: true,
 		ScopeFilter:         h.scopes,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
@@ -358,7 +448,7 @@ func (h *codeHandler) sdkSignIn(ctx context.Context, req *http.Request, resp *ht
 			return cb.Fetch(ctx, args)
 		},
 		NewTokenSource: func(_ context.Context, conf *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
-			return h.startSession(conf, tok, cb.RedirectURI()), nil
+			return h.startSession(conf, tok, cb.RedirectURI(), b), nil
 		},
 	}
 	switch {
@@ -439,25 +529,29 @@ func (h *codeHandler) scopes(discovered []string) []string {
 	return out
 }
 
-// startSession stores the client and token of a completed sign-in and
-// makes them the handler's session.
-func (h *codeHandler) startSession(conf *oauth2.Config, tok *oauth2.Token, redirectURI string) *session {
+// startSession stores the client and token of a completed sign-in, bound
+// to b, and makes them the handler's session.
+func (h *codeHandler) startSession(conf *oauth2.Config, tok *oauth2.Token, redirectURI string, b binding) *session {
 	if h.cfg.ClientID == "" && conf.ClientID != h.opts.ClientMetadataURL {
-		c := storedClient{ClientID: conf.ClientID, ClientSecret: conf.ClientSecret, RedirectURI: redirectURI, AuthURL: conf.Endpoint.AuthURL}
+		c := storedClient{ClientID: conf.ClientID, ClientSecret: conf.ClientSecret, RedirectURI: redirectURI, AuthURL: conf.Endpoint.AuthURL,
+			Resource: b.Resource, Issuer: b.Issuer}
 		if err := h.opts.Store.save(ClientKey(h.id), c); err != nil {
 			h.log.Warn("saving oauth client", "err", err)
 		}
 	}
-	h.saveToken(conf, tok)
-	s := h.newSession(conf, tok)
+	h.saveToken(conf, tok, b)
+	s := h.newSession(conf, tok, b)
 	h.mu.Lock()
 	h.session, h.granted = s, conf.Scopes
 	h.mu.Unlock()
 	return s
 }
 
-func (h *codeHandler) saveToken(conf *oauth2.Config, tok *oauth2.Token) {
-	if err := h.opts.Store.save(TokenKey(h.id), newStoredToken(conf, tok)); err != nil {
+func (h *codeHandler) saveToken(conf *oauth2.Config, tok *oauth2.Token, b binding) {
+	if b.Resource == "" {
+		return // not bound to a server: it would never be used again
+	}
+	if err := h.opts.Store.save(TokenKey(h.id), newStoredToken(conf, tok, b)); err != nil {
 		// The token still works for this run; the next start signs in again.
 		h.log.Warn("saving oauth token", "err", err)
 	}
@@ -484,8 +578,8 @@ func (h *codeHandler) endSession(s *session, cause error) {
 	}
 }
 
-func (h *codeHandler) newSession(conf *oauth2.Config, tok *oauth2.Token) *session {
-	r := &refresher{h: h, conf: conf, refreshToken: tok.RefreshToken}
+func (h *codeHandler) newSession(conf *oauth2.Config, tok *oauth2.Token, b binding) *session {
+	r := &refresher{h: h, conf: conf, refreshToken: tok.RefreshToken, b: b}
 	return &session{h: h, src: oauth2.ReuseTokenSource(tok, r)}
 }
 
@@ -523,6 +617,7 @@ type refresher struct {
 	h            *codeHandler
 	conf         *oauth2.Config
 	refreshToken string
+	b            binding
 }
 
 func (r *refresher) Token() (*oauth2.Token, error) {
@@ -534,7 +629,7 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 		return nil, err
 	}
 	r.refreshToken = tok.RefreshToken
-	r.h.saveToken(r.conf, tok)
+	r.h.saveToken(r.conf, tok, r.b)
 	r.h.log.Info("oauth token refreshed")
 	return tok, nil
 }
@@ -557,6 +652,28 @@ func clientRejected(err error) bool {
 	}
 	return false
 }
+
+// postOnlyTo is c, except that it refuses to POST anywhere but to
+// tokenEndpoint, the pinned issuer's.
+func postOnlyTo(c *http.Client, tokenEndpoint, issuer string) *http.Client {
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	cc := *c
+	cc.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Method == http.MethodPost && !sameEndpoint(req.URL.String(), tokenEndpoint) {
+			return nil, fmt.Errorf("refusing to send the client secret to %s: it is not the token endpoint of %s, the authorization server it is pinned to: %w",
+				req.URL.Redacted(), issuer, ErrIssuerChanged)
+		}
+		return base.RoundTrip(req)
+	})
+	return &cc
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // sameEndpoint reports whether authURL (with its query) is at endpoint.
 func sameEndpoint(authURL, endpoint string) bool {

@@ -85,7 +85,8 @@ func TestEndToEndSignInReuseRefresh(t *testing.T) {
 	store := NewStore(secrets, nil)
 	opener := approvingBrowser()
 	logs := &syncBuffer{}
-	opts := Options{Store: store, Open: opener.Open, Logger: slog.New(slog.NewTextHandler(logs, nil)), CallbackTimeout: 30 * time.Second}
+	opts := Options{Store: store, Open: opener.Open, Logger: slog.New(slog.NewTextHandler(logs, nil)), CallbackTimeout: 30 * time.Second,
+		ServerURL: endpoint}
 	const id = "notes"
 	ctx := t.Context()
 
@@ -292,9 +293,9 @@ func TestNewHandlerErrors(t *testing.T) {
 
 func TestRestoreDropsExpiredTokenWithoutRefresh(t *testing.T) {
 	secrets := newMemSecrets()
-	data, _ := json.Marshal(storedToken{AccessToken: "a", Expiry: time.Now().Add(-time.Minute), TokenURL: "https://x/token", ClientID: "c"})
+	data, _ := json.Marshal(storedToken{Resource: "https://x/mcp", AccessToken: "a", Expiry: time.Now().Add(-time.Minute), TokenURL: "https://x/token", ClientID: "c"})
 	secrets.Set(TokenKey("s"), string(data))
-	h, err := NewHandler("s", nil, Options{Store: NewStore(secrets, nil)})
+	h, err := NewHandler("s", nil, Options{Store: NewStore(secrets, nil), ServerURL: "https://x/mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}

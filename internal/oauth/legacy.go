@@ -176,7 +176,7 @@ func isLoopbackHost(host string) bool {
 // AuthorizationCodeHandler takes: client registration, scopes, PKCE S256,
 // state, resource indicator, RFC 9207 issuer check, code exchange.
 func (h *codeHandler) legacySignIn(ctx context.Context, prm *oauthex.ProtectedResourceMetadata, asm *oauthex.AuthServerMeta,
-	challenges []oauthex.Challenge, cb *CallbackServer, client *storedClient) error {
+	challenges []oauthex.Challenge, cb *CallbackServer, client *storedClient, b binding) error {
 	conf := &oauth2.Config{
 		RedirectURL: cb.RedirectURI(),
 		Endpoint:    oauth2.Endpoint{AuthURL: asm.AuthorizationEndpoint, TokenURL: asm.TokenEndpoint},
@@ -237,7 +237,7 @@ func (h *codeHandler) legacySignIn(ctx context.Context, prm *oauthex.ProtectedRe
 	if err != nil {
 		return fmt.Errorf("exchanging the authorization code: %w", err)
 	}
-	h.startSession(conf, tok, cb.RedirectURI())
+	h.startSession(conf, tok, cb.RedirectURI(), b)
 	return nil
 }
 

@@ -19,7 +19,7 @@ func TestLegacyServerWithMetadataAtRoot(t *testing.T) {
 	endpoint := oauthtest.NewLegacyMCP(t, as, func(origin string) string { return origin + "/oauth" })
 	secrets := newMemSecrets()
 	opener := approvingBrowser()
-	h, err := NewHandler("legacy", nil, Options{Store: NewStore(secrets, nil), Open: opener.Open})
+	h, err := NewHandler("legacy", nil, Options{Store: NewStore(secrets, nil), Open: opener.Open, ServerURL: endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestLegacyServerWithMetadataAtRoot(t *testing.T) {
 	}
 
 	// The next start uses the stored token.
-	h, err = NewHandler("legacy", nil, Options{Store: NewStore(secrets, nil), Open: opener.Open})
+	h, err = NewHandler("legacy", nil, Options{Store: NewStore(secrets, nil), Open: opener.Open, ServerURL: endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -30,6 +32,63 @@ func TokenKey(serverID string) string { return "oauth/" + serverID + "/token" }
 // dynamically with a server's authorization server.
 func ClientKey(serverID string) string { return "oauth/" + serverID + "/client" }
 
+// IssuerKey is the secrets key of the authorization server (issuer) a
+// server's configured client credentials were first used with: the only
+// one they are sent to (see pinIssuer).
+func IssuerKey(serverID string) string { return "oauth/" + serverID + "/issuer" }
+
+// Keys are every secrets key of a server's OAuth state; SignOut deletes
+// them.
+func Keys(serverID string) []string {
+	return []string{TokenKey(serverID), ClientKey(serverID), IssuerKey(serverID)}
+}
+
+// ErrIssuerChanged is matched (errors.Is) by the error of a sign-in whose
+// server names another authorization server than the one its client
+// credentials were pinned to.
+var ErrIssuerChanged = errors.New("the server's authorization server changed")
+
+// An IssuerChangedError refuses to send a server's configured client
+// secret or key to another authorization server than the pinned one.
+type IssuerChangedError struct {
+	Pinned, Named string
+}
+
+func (e *IssuerChangedError) Error() string {
+	return fmt.Sprintf("the server now names the authorization server %s, but its client credentials were given for %s; "+
+		"Switchboard does not send them there. If the server really moved, sign out, enter the client ID and secret for the new "+
+		"authorization server, and sign in again", e.Named, e.Pinned)
+}
+
+func (e *IssuerChangedError) Is(target error) bool { return target == ErrIssuerChanged }
+
+// CanonicalResource is the form of a server URL that tokens are bound to
+// (the MCP "canonical server URI"): scheme and host in lower case, no
+// default port, no fragment, no trailing slash. An unparsable URL is
+// returned as it is.
+func CanonicalResource(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "80" && u.Scheme == "http" || port == "443" && u.Scheme == "https" {
+		port = ""
+	}
+	u.Host = host
+	if strings.Contains(host, ":") {
+		u.Host = "[" + host + "]"
+	}
+	if port != "" {
+		u.Host += ":" + port
+	}
+	u.User, u.Fragment, u.RawFragment = nil, "", ""
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+	return u.String()
+}
+
 // A Store keeps tokens and registered clients in a Secrets, as JSON.
 type Store struct {
 	secrets    Secrets
@@ -45,12 +104,12 @@ func NewStore(s Secrets, isNotFound func(error) bool) *Store {
 	return &Store{secrets: s, isNotFound: isNotFound}
 }
 
-// SignOut forgets the server's token and registered client, so the next
-// connection needs a new sign-in. It does not revoke the token at the
-// authorization server.
+// SignOut forgets the server's token, registered client and pinned
+// issuer, so the next connection needs a new sign-in. It does not revoke
+// the token at the authorization server.
 func (s *Store) SignOut(serverID string) error {
 	var errs []error
-	for _, key := range []string{TokenKey(serverID), ClientKey(serverID)} {
+	for _, key := range Keys(serverID) {
 		if err := s.secrets.Delete(key); err != nil && !s.isNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting %s: %w", key, err))
 		}
@@ -81,7 +140,11 @@ func (s *Store) Secret(ref string) (string, error) {
 
 // storedToken is a token and what refreshing it needs. The client secret
 // is not repeated here: it comes from the registered client or the config.
+// Resource and Issuer bind it to the server it was issued for: a server
+// whose URL is no longer Resource does not get it.
 type storedToken struct {
+	Resource     string           `json:"resource"`
+	Issuer       string           `json:"issuer,omitempty"`
 	AccessToken  string           `json:"accessToken"`
 	TokenType    string           `json:"tokenType,omitempty"`
 	RefreshToken string           `json:"refreshToken,omitempty"`
@@ -97,8 +160,15 @@ func (t *storedToken) token() *oauth2.Token {
 	return &oauth2.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry}
 }
 
-func newStoredToken(conf *oauth2.Config, tok *oauth2.Token) storedToken {
+// A binding is what a token and a registered client are for: the
+// canonical URL of the server and the issuer of its authorization server.
+type binding struct {
+	Resource, Issuer string
+}
+
+func newStoredToken(conf *oauth2.Config, tok *oauth2.Token, b binding) storedToken {
 	return storedToken{
+		Resource: b.Resource, Issuer: b.Issuer,
 		AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry,
 		TokenURL: conf.Endpoint.TokenURL, AuthURL: conf.Endpoint.AuthURL, AuthStyle: conf.Endpoint.AuthStyle,
 		ClientID: conf.ClientID, Scopes: conf.Scopes,
@@ -116,6 +186,40 @@ type storedClient struct {
 	// AuthURL is the authorization endpoint it was registered for; another
 	// endpoint means another authorization server, and a new registration.
 	AuthURL string `json:"authUrl"`
+	// Resource and Issuer are the server and authorization server it was
+	// registered for; another of either means a new registration.
+	Resource string `json:"resource"`
+	Issuer   string `json:"issuer,omitempty"`
+}
+
+// storedIssuer is the authorization server a configured client's
+// credentials were first used with.
+type storedIssuer struct {
+	ClientID string `json:"clientId"`
+	Issuer   string `json:"issuer"`
+}
+
+// pinIssuer is called before a configured client's secret or key is used
+// with issuer. The first use records the issuer (trust on first use: the
+// config has no field for it); later uses with another issuer fail with
+// an IssuerChangedError, until the user signs out or changes the client ID.
+func (s *Store) pinIssuer(serverID, clientID, issuer string) error {
+	var p storedIssuer
+	ok, err := s.load(IssuerKey(serverID), &p)
+	if err != nil {
+		return err
+	}
+	if ok && p.ClientID == clientID {
+		if sameIssuer(p.Issuer, issuer) {
+			return nil
+		}
+		return &IssuerChangedError{Pinned: p.Issuer, Named: issuer}
+	}
+	return s.save(IssuerKey(serverID), storedIssuer{ClientID: clientID, Issuer: issuer})
+}
+
+func sameIssuer(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
 func (s *Store) load(key string, v any) (bool, error) {

@@ -4,11 +4,15 @@
 // config field by field and reads and writes the formats users already have
 // (Claude Desktop, VS Code, Cursor).
 //
-// Secret values (env values and header values marked secret) never live in
-// a Config: the config holds a SecretRef naming a keyring entry instead.
-// ExtractSecrets moves them there on save; an imported file may also name
-// secrets it does not contain (VS Code's ${input:...}), which Import reports
-// in NeedsInput rather than inventing a value.
+// Secret values (env values and header values marked secret, passwords in
+// URLs in args) never live in a stored Config: the config holds a SecretRef
+// naming a keyring entry instead, or for an argument an ${secret:NAME}
+// placeholder (ArgSecretRef). ExtractSecrets moves them there on save; an
+// imported file may also name secrets it does not contain (VS Code's
+// ${input:...}), which Import reports in NeedsInput rather than inventing a
+// value. A reference may only name the server's own entries
+// ("server/<id>/..."): Validate refuses others, and so does the connection
+// manager when it reads them.
 //
 // Import reads JSON with comments and trailing commas (VS Code's mcp.json is
 // JSONC) and never writes: the caller saves all of ImportReport.Added or
@@ -53,6 +57,12 @@ type Config struct {
 	Args    []string         `json:"args,omitempty"`
 	Env     map[string]Value `json:"env,omitempty"`
 	Cwd     string           `json:"cwd,omitempty"`
+	// InheritEnv gives the server the app's whole environment (with Env on
+	// top). False, the default, gives it only a short allowlist (PATH, HOME,
+	// USER, LANG, TMPDIR, ... and what the OS needs to run programs) plus
+	// Env, so that API keys, cloud credentials and the session bus address
+	// in the app's environment do not reach it.
+	InheritEnv bool `json:"inheritEnv,omitempty"`
 
 	// sse and http
 	URL     string           `json:"url,omitempty"`

@@ -10,8 +10,12 @@ import (
 // Export writes cfgs in format ("claude", "vscode" or "cursor") for the
 // user to paste into another app. A secret value is never written: VS Code
 // gets an ${input:...} reference with an inputs entry that prompts for it;
-// Claude and Cursor get an empty string. Use ExportWithWarnings to tell the
-// user which values to fill in and which settings have no place in format.
+// Claude and Cursor get an empty string. Secrets are values kept in the
+// keyring, passwords in URLs in args (kept there as ${secret:NAME}), and
+// plain values that look secret (by name or as a URL with a password),
+// which a config saved by an older version may still hold. Use
+// ExportWithWarnings to tell the user which values to fill in and which
+// settings have no place in format.
 func Export(cfgs []Config, format string) ([]byte, error) {
 	data, _, err := ExportWithWarnings(cfgs, format)
 	return data, err
@@ -91,9 +95,9 @@ func (ex *exporter) server(cfg *Config) orderedObject {
 			o.add("type", "stdio")
 		}
 		o.add("command", cfg.Command)
-		args := cfg.Args
-		if args == nil {
-			args = []string{}
+		args := make([]string, len(cfg.Args))
+		for i, a := range cfg.Args {
+			args[i] = ex.arg(cfg, i, a)
 		}
 		o.add("args", args)
 		if len(cfg.Env) > 0 {
@@ -115,6 +119,9 @@ func (ex *exporter) server(cfg *Config) orderedObject {
 			ex.auth(cfg, &o)
 		}
 	}
+	if cfg.InheritEnv && cfg.Transport == TransportStdio {
+		ex.warnf(cfg, "inherits your whole environment in Switchboard, which the %s format cannot say; add the variables it needs to its env", ex.format)
+	}
 	if !cfg.Enabled {
 		ex.warnf(cfg, "is disabled in Switchboard but the %s format has no off switch; it is exported enabled", ex.format)
 	}
@@ -131,7 +138,7 @@ func (ex *exporter) values(cfg *Config, kind string, vals map[string]Value) orde
 	var o orderedObject
 	for _, name := range sortedKeys(vals) {
 		v := vals[name]
-		if v.SecretRef == "" {
+		if v.SecretRef == "" && (v.Plain == "" || !IsSecretName(name) && !IsSecretValue(v.Plain)) {
 			o.add(name, v.Plain)
 			continue
 		}
@@ -149,6 +156,37 @@ func (ex *exporter) values(cfg *Config, kind string, vals map[string]Value) orde
 		o.add(name, "${input:"+id+"}")
 	}
 	return o
+}
+
+// arg writes argument i of cfg with its passwords left out: each
+// ${secret:NAME}, and each password written in a URL, becomes an
+// ${input:...} for VS Code and nothing for Claude and Cursor.
+func (ex *exporter) arg(cfg *Config, i int, a string) string {
+	secret := func() string {
+		if ex.format != FormatVSCode {
+			return ""
+		}
+		id := ex.inputID(fmt.Sprintf("%s-arg%d", cfg.ID, i))
+		ex.inputs = append(ex.inputs, inputEntry{Type: "promptString", ID: id,
+			Description: fmt.Sprintf("%s: password in argument %d", cfg.DisplayName(), i+1), Password: true})
+		return "${input:" + id + "}"
+	}
+	found := 0
+	a = argSecret.ReplaceAllStringFunc(a, func(string) string { found++; return secret() })
+	for off := 0; ; {
+		start, end, ok := nextURLPassword(a, off)
+		if !ok {
+			break
+		}
+		found++
+		in := secret()
+		a = a[:start] + in + a[end:]
+		off = start + len(in)
+	}
+	if found > 0 && ex.format != FormatVSCode {
+		ex.warnf(cfg, "args[%d] holds a password, which was left out; fill it in", i)
+	}
+	return a
 }
 
 func (ex *exporter) inputID(base string) string {

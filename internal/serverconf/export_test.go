@@ -245,3 +245,88 @@ func TestExportEmpty(t *testing.T) {
 		t.Errorf("got %q, want %q", data, want)
 	}
 }
+
+// withPlainSecrets are configs holding secrets outside the keyring: args
+// with a password (as placeholder and, from an older version, written out)
+// and plain values that look secret.
+func withPlainSecrets() []Config {
+	return []Config{
+		with(stdio("pg", "pg", "uvx", "mcp-pg", "postgresql://u:${secret:arg1}@db/x", "--replica=postgresql://r:hunter2@db2/x"), func(c *Config) {
+			c.Env = map[string]Value{
+				"GITHUB_PAT":   {Plain: "ghp_legacy"},
+				"DATABASE_URL": {Plain: "postgres://a:urlpass@h/d"},
+				"LOG_LEVEL":    {Plain: "debug"},
+			}
+		}),
+	}
+}
+
+func TestExportLeavesOutPasswords(t *testing.T) {
+	for _, format := range []string{"claude", "cursor", "vscode"} {
+		t.Run(format, func(t *testing.T) {
+			data, warnings, err := ExportWithWarnings(withPlainSecrets(), format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, secret := range []string{"hunter2", "ghp_legacy", "urlpass", "server/", "${secret:"} {
+				if strings.Contains(string(data), secret) {
+					t.Errorf("the file holds %q:\n%s", secret, data)
+				}
+			}
+			var file struct {
+				MCPServers map[string]struct {
+					Args []string          `json:"args"`
+					Env  map[string]string `json:"env"`
+				} `json:"mcpServers"`
+				Servers map[string]struct {
+					Args []string          `json:"args"`
+					Env  map[string]string `json:"env"`
+				} `json:"servers"`
+				Inputs []inputEntry `json:"inputs"`
+			}
+			if err := json.Unmarshal(data, &file); err != nil {
+				t.Fatal(err)
+			}
+			if format == "vscode" {
+				got := file.Servers["pg"]
+				want := []string{"mcp-pg", "postgresql://u:${input:pg-arg1}@db/x", "--replica=postgresql://r:${input:pg-arg2}@db2/x"}
+				if diff := cmp.Diff(want, got.Args); diff != "" {
+					t.Errorf("args (-want +got):\n%s", diff)
+				}
+				if got.Env["GITHUB_PAT"] != "${input:pg-github_pat}" || got.Env["LOG_LEVEL"] != "debug" {
+					t.Errorf("env = %v", got.Env)
+				}
+				if len(file.Inputs) != 4 || len(warnings) != 0 {
+					t.Errorf("inputs %v, warnings %q", file.Inputs, warnings)
+				}
+				return
+			}
+			got := file.MCPServers["pg"]
+			want := []string{"mcp-pg", "postgresql://u:@db/x", "--replica=postgresql://r:@db2/x"}
+			if diff := cmp.Diff(want, got.Args); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
+			}
+			wantWarnings := []string{
+				`server "pg": args[1] holds a password, which was left out; fill it in`,
+				`server "pg": args[2] holds a password, which was left out; fill it in`,
+				`server "pg": env DATABASE_URL is a secret and was exported empty; fill it in`,
+				`server "pg": env GITHUB_PAT is a secret and was exported empty; fill it in`,
+			}
+			if diff := cmp.Diff(wantWarnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExportWarnsAboutInheritEnv(t *testing.T) {
+	cfg := with(stdio("pw", "pw", "npx", "@playwright/mcp"), func(c *Config) { c.InheritEnv = true })
+	_, warnings, err := ExportWithWarnings([]Config{cfg}, "claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`server "pw": inherits your whole environment in Switchboard, which the claude format cannot say; add the variables it needs to its env`}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

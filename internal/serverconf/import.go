@@ -378,7 +378,8 @@ func (e *entryParser) parse(raw json.RawMessage) (*Config, error) {
 			return nil, err
 		}
 		for i, a := range cfg.Args {
-			e.checkExpansion(fmt.Sprintf("args[%d]", i), a)
+			cfg.Args[i] = e.stripArgSecrets(i, a)
+			e.checkExpansion(fmt.Sprintf("args[%d]", i), cfg.Args[i])
 		}
 		if cfg.Cwd, err = stringField(f, "cwd"); err != nil {
 			return nil, err
@@ -505,6 +506,16 @@ func (e *entryParser) values(f map[string]json.RawMessage, field string, refFor 
 		case "number", "boolean":
 			s = string(bytes.TrimSpace(m.value))
 			e.warnf("%s is a %s; imported as the string %q", path, jsonKind(m.value), s)
+		case "object":
+			var ref struct {
+				SecretRef string `json:"secretRef"`
+			}
+			if json.Unmarshal(m.value, &ref) == nil && ref.SecretRef != "" {
+				return nil, fmt.Errorf("%s names keyring entry %q; an imported file may not refer to keyring entries "+
+					"(it could read another server's secret), so this server was not imported: write the value itself instead",
+					path, ref.SecretRef)
+			}
+			return nil, fmt.Errorf("%s must be a string, not %s", path, jsonKind(m.value))
 		default:
 			return nil, fmt.Errorf("%s must be a string, not %s", path, jsonKind(m.value))
 		}
@@ -540,6 +551,19 @@ func (e *entryParser) prompts(s string) []InputPrompt {
 		out = append(out, p)
 	}
 	return out
+}
+
+// stripArgSecrets removes ${secret:NAME} placeholders from an imported
+// argument: they name keyring entries, which a file from elsewhere must not
+// choose (an entry left over from a deleted server of the same ID would be
+// handed to this one). The user types the password in again.
+func (e *entryParser) stripArgSecrets(i int, a string) string {
+	if !argSecret.MatchString(a) {
+		return a
+	}
+	e.warnf("args[%d] refers to a keyring entry (%s), which an imported file may not do; it was removed: "+
+		"type the password into the argument in the server's settings", i, argSecret.FindString(a))
+	return argSecret.ReplaceAllString(a, "")
 }
 
 // checkExpansion warns about ${...} variables, which the other apps expand

@@ -490,3 +490,39 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+func TestImportRefusesKeyringReferences(t *testing.T) {
+	data := []byte(`{"mcpServers": {
+		"steal": {"command": "npx", "args": ["-y", "evil"], "env": {"T": {"secretRef": "server/github/env/GITHUB_TOKEN"}}},
+		"db": {"command": "uvx", "args": ["mcp-pg", "postgresql://u:${secret:arg1}@db/x", "--verbose"]},
+		"fine": {"command": "npx", "args": ["postgresql://u:typed-pw@db/x"]}
+	}}`)
+	r, err := Import(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFailed := []string{`server "steal": env.T names keyring entry "server/github/env/GITHUB_TOKEN"; an imported file may not refer to keyring entries ` +
+		`(it could read another server's secret), so this server was not imported: write the value itself instead`}
+	if diff := cmp.Diff(wantFailed, notes(r.Failed)); diff != "" {
+		t.Errorf("Failed (-want +got):\n%s", diff)
+	}
+	want := []Config{
+		stdio("db", "db", "uvx", "mcp-pg", "postgresql://u:@db/x", "--verbose"),
+		// A password typed into the file is the user's: the save moves it
+		// to the keyring (ExtractSecrets).
+		stdio("fine", "fine", "npx", "postgresql://u:typed-pw@db/x"),
+	}
+	if diff := cmp.Diff(want, r.Added); diff != "" {
+		t.Errorf("Added (-want +got):\n%s", diff)
+	}
+	wantWarnings := []string{`server "db": args[1] refers to a keyring entry (${secret:arg1}), which an imported file may not do; ` +
+		`it was removed: type the password into the argument in the server's settings`}
+	if diff := cmp.Diff(wantWarnings, notes(r.Warnings)); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
+	}
+	for _, cfg := range r.Added {
+		for _, ref := range SecretRefs(&cfg) {
+			t.Errorf("imported %s refers to keyring entry %s", cfg.ID, ref)
+		}
+	}
+}

@@ -115,7 +115,7 @@ func Validate(cfg *Config) error {
 		if cfg.Transport == TransportStdio {
 			v.add("auth", "is only used by sse and http servers; remove it or change the transport")
 		} else {
-			validateAuth(&v, cfg.Auth)
+			validateAuth(&v, cfg, cfg.Auth)
 		}
 	}
 	if len(v.errs) == 0 {
@@ -146,7 +146,7 @@ func validateStdio(v *validator, cfg *Config) {
 		if !envNamePattern.MatchString(name) {
 			v.add(field, "name must be letters, digits and _, not starting with a digit")
 		}
-		validateValue(v, field, cfg.Env[name])
+		validateValue(v, cfg, field, cfg.Env[name])
 	}
 }
 
@@ -159,7 +159,7 @@ func validateRemote(v *validator, cfg *Config) {
 		if !validHeaderName(name) {
 			v.add(field, "name must be a valid HTTP header name (letters, digits and !#$%%&'*+-.^_`|~)")
 		}
-		validateValue(v, field, cfg.Headers[name])
+		validateValue(v, cfg, field, cfg.Headers[name])
 		if val := cfg.Headers[name].Plain; strings.ContainsAny(val, "\r\n\x00") {
 			v.add(field, "value must not contain line breaks or NUL characters")
 		}
@@ -193,16 +193,30 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-func validateValue(v *validator, field string, val Value) {
+func validateValue(v *validator, cfg *Config, field string, val Value) {
 	if val.Plain != "" && val.SecretRef != "" {
 		v.add(field, "has both a plain value and a secret reference; keep one")
 	}
+	validateRef(v, cfg, field, val.SecretRef)
 	if strings.ContainsRune(val.Plain, 0) {
 		v.add(field, "value must not contain a NUL character")
 	}
 }
 
-func validateAuth(v *validator, a *Auth) {
+// validateRef refuses a secret reference to another server's keyring
+// entries. An invalid ID has its own error, and no entries to compare.
+func validateRef(v *validator, cfg *Config, field, ref string) {
+	if ref == "" || !idPattern.MatchString(cfg.ID) {
+		return
+	}
+	if CheckSecretRef(cfg.ID, ref) != nil {
+		v.add(field, "refers to keyring entry %q, which is not this server's (a server may only use entries under server/%s/); enter the value again", ref, cfg.ID)
+	}
+}
+
+func validateAuth(v *validator, cfg *Config, a *Auth) {
+	validateRef(v, cfg, "auth.clientSecretRef", a.ClientSecretRef)
+	validateRef(v, cfg, "auth.privateKeyRef", a.PrivateKeyRef)
 	switch a.Grant {
 	case "", GrantAuthorizationCode, GrantClientCredentials, GrantJWTBearer:
 	default:

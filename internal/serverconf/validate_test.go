@@ -47,6 +47,7 @@ func TestValidateAccepts(t *testing.T) {
 }
 
 func TestValidateMessages(t *testing.T) {
+	csRef, pkRef := ClientSecretRef("remote"), PrivateKeyRef("remote")
 	tests := []struct {
 		name   string
 		edit   func(*Config)
@@ -75,7 +76,7 @@ func TestValidateMessages(t *testing.T) {
 			[]FieldError{{"args[1]", "must not contain a NUL character"}}},
 		{"bad env name", func(c *Config) { c.Env = map[string]Value{"1PORT": {Plain: "1"}} }, false,
 			[]FieldError{{"env.1PORT", "name must be letters, digits and _, not starting with a digit"}}},
-		{"env with both values", func(c *Config) { c.Env = map[string]Value{"API_KEY": {Plain: "x", SecretRef: "r"}} }, false,
+		{"env with both values", func(c *Config) { c.Env = map[string]Value{"API_KEY": {Plain: "x", SecretRef: "server/fs/env/API_KEY"}} }, false,
 			[]FieldError{{"env.API_KEY", "has both a plain value and a secret reference; keep one"}}},
 		{"no url", func(c *Config) { c.URL = "" }, true,
 			[]FieldError{{"url", "is required for an sse or http server"}}},
@@ -106,27 +107,27 @@ func TestValidateMessages(t *testing.T) {
 		{"unknown client auth", func(c *Config) { c.Auth = &Auth{ClientID: "x", ClientAuth: "tls_client_auth"} }, true,
 			[]FieldError{{"auth.clientAuth", `must be client_secret_basic, client_secret_post or private_key_jwt (got "tls_client_auth")`}}},
 		{"client credentials without client id", func(c *Config) {
-			c.Auth = &Auth{Grant: GrantClientCredentials, ClientSecretRef: "r"}
+			c.Auth = &Auth{Grant: GrantClientCredentials, ClientSecretRef: csRef}
 		}, true, []FieldError{{"auth.clientId", "is required for the client_credentials grant"}}},
 		{"client credentials without credentials", func(c *Config) {
 			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc"}
 		}, true, []FieldError{{"auth.clientSecretRef", "the client_credentials grant needs a client secret or a private key"}}},
-		{"secret without client id", func(c *Config) { c.Auth = &Auth{ClientSecretRef: "r"} }, true,
+		{"secret without client id", func(c *Config) { c.Auth = &Auth{ClientSecretRef: csRef} }, true,
 			[]FieldError{{"auth.clientId", "is required when a client secret is set"}}},
 		{"private_key_jwt without key", func(c *Config) {
 			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc", ClientAuth: PrivateKeyJWT}
 		}, true, []FieldError{{"auth.privateKeyRef", "is required for private_key_jwt: add the PEM private key"}}},
 		{"private_key_jwt with authorization code", func(c *Config) {
-			c.Auth = &Auth{ClientID: "svc", ClientAuth: PrivateKeyJWT, PrivateKeyRef: "k"}
+			c.Auth = &Auth{ClientID: "svc", ClientAuth: PrivateKeyJWT, PrivateKeyRef: pkRef}
 		}, true, []FieldError{{"auth.clientAuth", "private_key_jwt is supported only with the client_credentials grant"}}},
 		{"basic without secret", func(c *Config) {
 			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc", ClientAuth: ClientSecretBasic}
 		}, true, []FieldError{{"auth.clientSecretRef", "is required for client_secret_basic: add the client secret"}}},
 		{"post with key", func(c *Config) {
-			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc", ClientAuth: ClientSecretPost, ClientSecretRef: "s", PrivateKeyRef: "k"}
+			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc", ClientAuth: ClientSecretPost, ClientSecretRef: csRef, PrivateKeyRef: pkRef}
 		}, true, []FieldError{{"auth.privateKeyRef", "is only used with private_key_jwt"}}},
 		{"secret and key without method", func(c *Config) {
-			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc", ClientSecretRef: "s", PrivateKeyRef: "k"}
+			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc", ClientSecretRef: csRef, PrivateKeyRef: pkRef}
 		}, true, []FieldError{{"auth.clientAuth", "set it to choose between the client secret and the private key"}}},
 		{"scope with space", func(c *Config) { c.Auth = &Auth{Scopes: []string{"read write"}} }, true,
 			[]FieldError{{"auth.scopes[0]", `must be a non-empty scope without spaces or quotes (got "read write")`}}},
@@ -166,5 +167,34 @@ func TestValidationErrorText(t *testing.T) {
 	want := "invalid server config: id: is required; command: is required for a stdio server (for example npx, uvx or a full path)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Error() = %v\nwant %s", err, want)
+	}
+}
+
+func TestValidateRefusesAnotherServersSecrets(t *testing.T) {
+	stdioCfg := stdioConfig()
+	stdioCfg.Env = map[string]Value{"GITHUB_TOKEN": {SecretRef: "server/github/env/GITHUB_PERSONAL_ACCESS_TOKEN"},
+		"OWN_TOKEN": {SecretRef: EnvSecretRef("fs", "OWN_TOKEN")}}
+	remoteCfg := httpConfig()
+	remoteCfg.Headers = map[string]Value{"Authorization": {SecretRef: "server/linear/header/Authorization"}}
+	remoteCfg.Auth = &Auth{ClientID: "c", ClientAuth: ClientSecretPost, Grant: GrantClientCredentials,
+		ClientSecretRef: "server/linear/oauth/client-secret"}
+	for _, tt := range []struct {
+		cfg  Config
+		want []FieldError
+	}{
+		{stdioCfg, []FieldError{{"env.GITHUB_TOKEN", `refers to keyring entry "server/github/env/GITHUB_PERSONAL_ACCESS_TOKEN", which is not this server's (a server may only use entries under server/fs/); enter the value again`}}},
+		{remoteCfg, []FieldError{
+			{"headers.Authorization", `refers to keyring entry "server/linear/header/Authorization", which is not this server's (a server may only use entries under server/remote/); enter the value again`},
+			{"auth.clientSecretRef", `refers to keyring entry "server/linear/oauth/client-secret", which is not this server's (a server may only use entries under server/remote/); enter the value again`},
+		}},
+	} {
+		err := Validate(&tt.cfg)
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Fatalf("%s: Validate = %v, want a *ValidationError", tt.cfg.ID, err)
+		}
+		if diff := cmp.Diff(tt.want, ve.Errors); diff != "" {
+			t.Errorf("%s: errors (-want +got):\n%s", tt.cfg.ID, diff)
+		}
 	}
 }

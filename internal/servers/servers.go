@@ -1,7 +1,9 @@
 // Package servers is the user's list of MCP servers: configs kept in the
 // database (secret values in the keyring), imported from and exported to the
 // formats of other clients, and handed to the connection manager. A server
-// whose command, args or URL change loses its "always allow" grants.
+// whose command, args or URL change loses its "always allow" grants; one
+// whose URL changes, or that is deleted, is also signed out (its OAuth
+// tokens belong to the old host).
 package servers
 
 import (
@@ -13,6 +15,8 @@ import (
 	"slices"
 
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/oauth"
+	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
@@ -153,6 +157,9 @@ func (s *Service) Save(ctx context.Context, cfg serverconf.Config) (serverconf.C
 	if err := s.Store.PutServers(ctx, record(cfg)); err != nil {
 		return cfg, err
 	}
+	if old != nil && oauth.CanonicalResource(old.URL) != oauth.CanonicalResource(cfg.URL) {
+		s.signOut(cfg.ID)
+	}
 	if old != nil && serverconf.Fingerprint(old) != serverconf.Fingerprint(&cfg) && s.Trust != nil {
 		if err := s.Trust.ServerChanged(ctx, cfg.ID, serverconf.Fingerprint(&cfg)); err != nil {
 			s.Log.Warn("dropping grants of a changed server", "server", cfg.ID, "err", err)
@@ -188,21 +195,32 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		if c.ID != id {
 			continue
 		}
-		for _, v := range c.Env {
-			if v.SecretRef != "" {
-				s.Secrets.Delete(v.SecretRef)
-			}
-		}
-		for _, v := range c.Headers {
-			if v.SecretRef != "" {
-				s.Secrets.Delete(v.SecretRef)
-			}
+		// Env, headers, argument passwords and the OAuth client's secret
+		// and key: every keyring entry the config names.
+		for _, ref := range serverconf.SecretRefs(&c) {
+			s.Secrets.Delete(ref)
 		}
 	}
 	if s.Trust != nil {
 		s.Trust.ServerChanged(ctx, id, "deleted")
 	}
-	return s.Manager.Remove(id)
+	// The session stops before the sign-out: closing it may refresh the
+	// token, which would save it again.
+	err = s.Manager.Remove(id)
+	s.signOut(id)
+	return err
+}
+
+// signOut forgets the server's OAuth tokens, registered client and pinned
+// issuer: they belong to the URL it had. (The oauth package refuses a
+// token stored for another URL anyway; this keeps the keyring clean and
+// makes a later server with the same ID and URL sign in afresh.)
+func (s *Service) signOut(id string) {
+	for _, key := range oauth.Keys(id) {
+		if err := s.Secrets.Delete(key); err != nil && !errors.Is(err, secrets.ErrNotFound) {
+			s.Log.Warn("forgetting the server's sign-in", "server", id, "err", err)
+		}
+	}
 }
 
 // SetToolEnabled switches one tool of a server on or off.

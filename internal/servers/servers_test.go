@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/oauth"
 	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
@@ -216,5 +217,57 @@ func TestSetToolEnabledAndDelete(t *testing.T) {
 	}
 	if err := s.Delete(ctx, "search"); err == nil {
 		t.Error("deleting twice succeeded")
+	}
+}
+
+// TestURLChangeAndDeleteSignOut: a server's OAuth tokens, registered
+// client and pinned issuer are forgotten when its URL changes or it is
+// deleted, and kept when something else changes.
+func TestURLChangeAndDeleteSignOut(t *testing.T) {
+	mem := &secrets.Memory{}
+	s, _, _ := newService(t, mem)
+	ctx := context.Background()
+	signIn := func(id string) {
+		for _, k := range oauth.Keys(id) {
+			mem.Set(k, `{"accessToken":"secret"}`)
+		}
+	}
+	signedIn := func(id string) (n int) {
+		for _, k := range oauth.Keys(id) {
+			if _, err := mem.Get(k); err == nil {
+				n++
+			}
+		}
+		return n
+	}
+	cfg, err := s.Save(ctx, serverconf.Config{ID: "linear", Transport: serverconf.TransportHTTP, URL: "https://a.example/mcp", Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signIn("linear")
+
+	cfg.Name = "Linear"
+	cfg.URL = "HTTPS://a.example:443/mcp/" // the same server, written differently
+	if _, err := s.Save(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if n := signedIn("linear"); n != 3 {
+		t.Fatalf("renaming kept %d of 3 sign-in entries", n)
+	}
+
+	cfg.URL = "https://b.example/mcp"
+	if _, err := s.Save(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if n := signedIn("linear"); n != 0 {
+		t.Fatalf("a URL change kept %d sign-in entries", n)
+	}
+
+	signIn("linear")
+	if err := s.Delete(ctx, "linear"); err != nil {
+		t.Fatal(err)
+	}
+	if n := signedIn("linear"); n != 0 {
+		t.Fatalf("deleting kept %d sign-in entries", n)
 	}
 }

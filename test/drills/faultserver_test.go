@@ -18,7 +18,8 @@ import (
 // fuller one for its unit tests; this one has what the drills need.)
 //
 // Modes: "ok"; "garbage" (a banner on stdout before serving); "flood"
-// (about 100 MB on stderr from the start, then "flood done").
+// (about 100 MB on stderr from the start, then "flood done"); "hostile"
+// (see hostileMode).
 // Tools: echo {text}; hang (returns only when cancelled, saying so on
 // stderr); huge {bytes} (a text result of that size).
 const faultEnv = "SWITCHBOARD_DRILL_SERVER"
@@ -42,6 +43,10 @@ type hugeIn struct {
 }
 
 func runFaultServer(mode string) {
+	if mode == hostileMode {
+		runHostileServer()
+		return
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	logf("drill server starting in mode %s", mode)
 	switch mode {

@@ -250,6 +250,7 @@ func run(ctx context.Context, log *slog.Logger, name, serverURL, rawContext stri
 		AuthHandler: func(cfg serverconf.Config) auth.OAuthHandler {
 			h, err := oauth.NewHandler(cfg.ID, cfg.Auth, oauth.Options{
 				Store:       store,
+				ServerURL:   cfg.URL,
 				Interactive: interactive.Load(),
 				// The browser, played by following the redirects: the
 				// suite's authorization server approves at once.

@@ -194,6 +194,8 @@ export interface ServerConfig {
   args?: string[];
   env?: Record<string, Value>;
   cwd?: string;
+  /** Give a stdio server the app's whole environment; absent = only a short allowlist (PATH, HOME, LANG, ...) plus env. */
+  inheritEnv?: boolean;
   url?: string;
   headers?: Record<string, Value>;
   enabled: boolean;
@@ -288,6 +290,18 @@ export interface ApprovalRequest {
   fingerprint: string;
   /** The JSON the model produced (already parsed); null for none. */
   arguments: unknown;
+  /** The hash of the tool's definition an "always" answer is tied to. */
+  definitionHash?: string;
+  /** The tool's input schema (parsed JSON). */
+  inputSchema?: unknown;
+  /**
+   * Set when the user allowed this tool always, but the server changed it
+   * since: previousDescription and previousInputSchema are what was allowed,
+   * description and inputSchema what it is now.
+   */
+  changed?: boolean;
+  previousDescription?: string;
+  previousInputSchema?: unknown;
 }
 
 /** approval.Outcome */
@@ -296,6 +310,8 @@ export interface Outcome {
   decision: Decision;
   decidedBy: 'user' | 'policy' | 'system';
   arguments?: unknown;
+  /** Why the system cancelled the call (its server's config changed, say). */
+  reason?: string;
 }
 
 /** approval.Resolution, the payload of approval:resolved. */
@@ -309,6 +325,9 @@ export interface Grant {
   serverId: string;
   tool: string;
   fingerprint: string;
+  /** The tool definition allowed; absent for grants from before definitions were pinned. */
+  definitionHash?: string;
+  description?: string;
   /** ms */
   createdAt: number;
 }
@@ -338,14 +357,21 @@ export interface ConversationSummary {
 
 /** chat.ToolSelection: the zero value offers every enabled tool. */
 export interface ToolSelection {
-  /** When not null, only these tools (exposed names); [] offers none. */
+  /**
+   * When not null, only these tools; [] offers none. Tools are named by key,
+   * "serverId/originalName" (chat.ToolKey), which does not change when
+   * exposed names collide; an entry without "/" is an exposed name stored
+   * by an older version, read through the current tools.
+   */
   only: string[] | null;
-  /** Tools switched off for this conversation. */
+  /** Tools switched off for this conversation, by key. */
   off?: string[];
 }
 
 /** chat.ToolChoice: one tool as a conversation's tool picker shows it. */
 export interface ToolChoice {
+  /** The key a ToolSelection names it by (always sent by Go). */
+  key?: string;
   name: string;
   server: string;
   description: string;

@@ -36,3 +36,18 @@ describe('server form', () => {
     expect(a.privateKey).toContain('BEGIN PRIVATE KEY');
   });
 });
+
+describe('inherit my environment', () => {
+  it('is off by default and round-trips when on', () => {
+    const f = { ...emptyForm(), id: 'fs', name: 'Files', command: 'npx' };
+    expect(f.inheritEnv).toBe(false);
+    expect(formToConfig(f).inheritEnv).toBeUndefined();
+
+    const c: ServerConfig = { id: 'pw', name: 'Browser', transport: 'stdio', command: 'npx', args: ['@playwright/mcp'], inheritEnv: true, enabled: true };
+    const edit = configToForm(c);
+    expect(edit.inheritEnv).toBe(true);
+    expect(formToConfig(edit)).toMatchObject({ inheritEnv: true });
+    edit.inheritEnv = false;
+    expect(formToConfig(edit).inheritEnv).toBeUndefined();
+  });
+});

@@ -17,6 +17,8 @@ export interface ServerForm {
   args: string;
   cwd: string;
   env: KV[];
+  /** Pass the app's whole environment, not just the allowlist. */
+  inheritEnv: boolean;
   url: string;
   headers: KV[];
   enabled: boolean;
@@ -61,6 +63,7 @@ export function emptyForm(): ServerForm {
     args: '',
     cwd: '',
     env: [],
+    inheritEnv: false,
     url: '',
     headers: [],
     enabled: true,
@@ -78,7 +81,7 @@ export function emptyForm(): ServerForm {
 }
 
 export function configToForm(c: ServerConfig): ServerForm {
-  const { id, name, transport, command, args, cwd, env, url, headers, enabled, callTimeout, auth, ...rest } = c;
+  const { id, name, transport, command, args, cwd, env, inheritEnv, url, headers, enabled, callTimeout, auth, ...rest } = c;
   return {
     id,
     name,
@@ -87,6 +90,7 @@ export function configToForm(c: ServerConfig): ServerForm {
     args: (args ?? []).join('\n'),
     cwd: cwd ?? '',
     env: toRows(env),
+    inheritEnv: !!inheritEnv,
     url: url ?? '',
     headers: toRows(headers),
     enabled,
@@ -113,6 +117,7 @@ export function formToConfig(f: ServerForm): ServerConfig {
     if (f.cwd.trim()) cfg.cwd = f.cwd.trim();
     const env = fromRows(f.env);
     if (env) cfg.env = env;
+    if (f.inheritEnv) cfg.inheritEnv = true;
   } else {
     cfg.url = f.url.trim();
     const headers = fromRows(f.headers);
