@@ -36,7 +36,8 @@ const (
 	// AllowOnce runs this call only.
 	AllowOnce Decision = "allow_once"
 	// AllowAlways runs this call and, from now on, every call of the same
-	// tool on the same server while the server's fingerprint is unchanged.
+	// tool on the same server while the server's fingerprint and the tool's
+	// definition are unchanged.
 	AllowAlways Decision = "allow_always"
 	// AllowAll runs this call and turns yolo on: every call runs unasked.
 	AllowAll Decision = "allow_all"
@@ -88,6 +89,21 @@ type Request struct {
 	Fingerprint string `json:"fingerprint"`
 	// Arguments is the JSON the model produced; nil means no arguments.
 	Arguments json.RawMessage `json:"arguments"`
+	// DefinitionHash identifies the tool's definition as the server sent
+	// it (mcpconn.Tool.DefinitionHash); empty when unknown. A grant made
+	// for one definition does not allow calls that carry another, so a
+	// server cannot change what an allowed tool does.
+	DefinitionHash string `json:"definitionHash,omitempty"`
+	// InputSchema is the tool's input schema, shown to the user and kept
+	// with an "always" grant; nil when unknown.
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	// Changed is set by the Broker when the user had allowed this tool
+	// always but the server changed its definition since: the grant no
+	// longer applies, and PreviousDescription and PreviousInputSchema are
+	// what the user allowed then (Description and InputSchema are now).
+	Changed             bool            `json:"changed,omitempty"`
+	PreviousDescription string          `json:"previousDescription,omitempty"`
+	PreviousInputSchema json.RawMessage `json:"previousInputSchema,omitempty"`
 }
 
 // An Outcome is the final answer for a call.
@@ -100,7 +116,14 @@ type Outcome struct {
 	// Arguments is a copy of the request's arguments when Allowed, nil
 	// otherwise. Run the tool with exactly these.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Reason says why the system cancelled the call (ReasonServerChanged);
+	// empty for every other outcome and for a cancel by the caller.
+	Reason string `json:"reason,omitempty"`
 }
+
+// ReasonServerChanged is the Reason of a call cancelled because its
+// server's configuration changed while it waited.
+const ReasonServerChanged = "the server's configuration changed while the call waited for approval"
 
 // A Resolution is the payload of EventResolved.
 type Resolution struct {
@@ -108,13 +131,23 @@ type Resolution struct {
 	Outcome Outcome `json:"outcome"`
 }
 
-// A Grant remembers that a tool of a server runs without asking.
+// A Grant remembers that a tool of a server runs without asking, while the
+// server's fingerprint and the tool's definition are those the user saw.
 type Grant struct {
 	ServerID string `json:"serverId"`
 	Tool     string `json:"tool"`
 	// Fingerprint is the server's fingerprint when the user granted it.
-	Fingerprint string    `json:"fingerprint"`
-	CreatedAt   time.Time `json:"createdAt"`
+	Fingerprint string `json:"fingerprint"`
+	// DefinitionHash is the tool's definition hash when the user granted
+	// it; a grant from before definitions were pinned has none and allows
+	// only calls that carry none either.
+	DefinitionHash string `json:"definitionHash,omitempty"`
+	// Description and InputSchema are the definition the user allowed,
+	// kept to show what changed when the server changes the tool. The
+	// schema stays out of EventPolicy, which carries every grant.
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"-"`
+	CreatedAt   time.Time       `json:"createdAt"`
 }
 
 // A Policy is the payload of EventPolicy: the whole remembered policy.

@@ -91,8 +91,10 @@ type nopEmitter struct{}
 func (nopEmitter) Emit(string, any) {}
 
 // Request returns whether the call r may run. If yolo is on, or a grant for
-// r's server and tool has r's fingerprint, it returns at once (decided by
-// policy, no event). Otherwise it registers the call, emits EventRequested and
+// r's server and tool has r's fingerprint and definition hash, it returns at
+// once (decided by policy, no event). Otherwise it registers the call (marked
+// Changed, with the allowed definition, when a grant for the same server
+// config covers an earlier definition of the tool), emits EventRequested and
 // waits until Decide, a policy change, ctx, CancelConversation or Close
 // resolves it. Cancellation is an Outcome (cancelled, by system), not an
 // error. An error means r was invalid or the policy could not be loaded; the
@@ -110,7 +112,8 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 		}
 		return Outcome{}, err
 	}
-	r.Arguments = bytes.Clone(r.Arguments)
+	r = cloneRequest(r)
+	r.Changed, r.PreviousDescription, r.PreviousInputSchema = false, "", nil // the Broker's to set
 
 	b.mu.Lock()
 	if b.closed {
@@ -124,6 +127,10 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 	if d, ok := b.policyAllowsLocked(r); ok {
 		b.mu.Unlock()
 		return outcomeFor(r, d, ByPolicy), nil
+	}
+	if g, ok := b.grants[grantKey{r.ServerID, r.Tool}]; ok && g.Fingerprint == r.Fingerprint && g.DefinitionHash != "" {
+		r.Changed = true // the hashes differ, or the policy would allow r
+		r.PreviousDescription, r.PreviousInputSchema = g.Description, bytes.Clone(g.InputSchema)
 	}
 	b.seq++
 	c := &call{req: r, seq: b.seq, state: statePending, done: make(chan Outcome, 1)}
@@ -146,7 +153,7 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 }
 
 // Decided returns the outcome a standing policy (yolo, or an "always"
-// grant for the call's server, tool and fingerprint) gives r, without
+// grant for the call's server, tool, fingerprint and definition) gives r, without
 // registering or announcing anything; ok is false when Request would have
 // to ask. Callers use it to record a pre-approved call in one write.
 func (b *Broker) Decided(ctx context.Context, r Request) (Outcome, bool) {
@@ -172,8 +179,9 @@ func (b *Broker) Decided(ctx context.Context, r Request) (Outcome, bool) {
 // Decide applies the user's decision d to the pending call id. It returns
 // ErrInvalidDecision for anything but AllowOnce, AllowAlways, AllowAll and
 // Deny (cancelling is the system's), and ErrUnknownRequest when id is not
-// pending. AllowAlways also saves a grant for the call's server, tool and
-// fingerprint and releases the other waiting calls that match it; AllowAll
+// pending. AllowAlways also saves a grant for the call's server, tool,
+// fingerprint and definition and releases the other waiting calls that match
+// it; AllowAll
 // also turns yolo on and releases every waiting call. If saving fails, the
 // call is still allowed, nothing is released or remembered, and Decide
 // returns an error wrapping ErrNotRemembered.
@@ -193,7 +201,9 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
 
 	switch d {
 	case AllowAlways:
-		g := Grant{ServerID: c.req.ServerID, Tool: c.req.Tool, Fingerprint: c.req.Fingerprint, CreatedAt: b.now()}
+		g := Grant{ServerID: c.req.ServerID, Tool: c.req.Tool, Fingerprint: c.req.Fingerprint,
+			DefinitionHash: c.req.DefinitionHash, Description: c.req.Description,
+			InputSchema: bytes.Clone(c.req.InputSchema), CreatedAt: b.now()}
 		if err := b.putGrant(ctx, g); err != nil {
 			return fmt.Errorf("%w: %w", ErrNotRemembered, err)
 		}
@@ -255,7 +265,7 @@ func (b *Broker) policyAllowsLocked(r Request) (Decision, bool) {
 		return AllowAll, true
 	}
 	g, ok := b.grants[grantKey{r.ServerID, r.Tool}]
-	if ok && g.Fingerprint == r.Fingerprint {
+	if ok && g.Fingerprint == r.Fingerprint && g.DefinitionHash == r.DefinitionHash {
 		return AllowAlways, true
 	}
 	return "", false
@@ -264,6 +274,11 @@ func (b *Broker) policyAllowsLocked(r Request) (Decision, bool) {
 // settleLocked moves c out of statePending by decision d, hands the outcome
 // to its waiter and queues EventResolved. It fails if c is already resolved.
 func (b *Broker) settleLocked(c *call, d Decision, by DecidedBy) (Outcome, error) {
+	return b.settleWhyLocked(c, d, by, "")
+}
+
+// settleWhyLocked is settleLocked with the outcome's Reason.
+func (b *Broker) settleWhyLocked(c *call, d Decision, by DecidedBy, reason string) (Outcome, error) {
 	to, err := c.state.next(d)
 	if err != nil {
 		return Outcome{}, err
@@ -271,6 +286,7 @@ func (b *Broker) settleLocked(c *call, d Decision, by DecidedBy) (Outcome, error
 	c.state = to
 	delete(b.pending, c.req.ID)
 	o := outcomeFor(c.req, d, by)
+	o.Reason = reason
 	c.done <- o
 	ev := o
 	ev.Arguments = bytes.Clone(o.Arguments)
@@ -344,6 +360,8 @@ func outcomeFor(r Request, d Decision, by DecidedBy) Outcome {
 
 func cloneRequest(r Request) Request {
 	r.Arguments = bytes.Clone(r.Arguments)
+	r.InputSchema = bytes.Clone(r.InputSchema)
+	r.PreviousInputSchema = bytes.Clone(r.PreviousInputSchema)
 	return r
 }
 
@@ -358,6 +376,8 @@ func (r *Request) validate() error {
 		problem = "missing tool name"
 	case len(r.Arguments) > 0 && !json.Valid(r.Arguments):
 		problem = "arguments are not valid JSON"
+	case len(r.InputSchema) > 0 && !json.Valid(r.InputSchema):
+		problem = "input schema is not valid JSON"
 	default:
 		return nil
 	}

@@ -144,8 +144,9 @@ func policy(yolo bool, grants ...Grant) Policy {
 	return Policy{Yolo: yolo, Grants: grants}
 }
 
+// grant is the grant Decide makes for req(_, _, server, tool, fp).
 func grant(server, tool, fp string) Grant {
-	return Grant{ServerID: server, Tool: tool, Fingerprint: fp, CreatedAt: epoch}
+	return Grant{ServerID: server, Tool: tool, Fingerprint: fp, Description: "does " + tool, CreatedAt: epoch}
 }
 
 func requested(r Request) recorded { return recorded{EventRequested, r} }

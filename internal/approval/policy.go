@@ -109,9 +109,19 @@ func (b *Broker) Revoke(ctx context.Context, serverID, tool string) error {
 }
 
 // ServerChanged tells the Broker that server serverID now has fingerprint:
-// its grants made for another fingerprint are forgotten, in memory even if
-// the store fails (the error is returned), and EventPolicy is emitted.
+// its waiting calls made for another fingerprint are cancelled (Reason says
+// why), since the user would approve a program that no longer runs; its
+// grants made for another fingerprint are forgotten, in memory even if the
+// store fails (the error is returned); and EventPolicy is emitted.
 func (b *Broker) ServerChanged(ctx context.Context, serverID, fingerprint string) error {
+	b.mu.Lock()
+	for _, c := range b.pendingLocked(func(c *call) bool {
+		return c.req.ServerID == serverID && c.req.Fingerprint != fingerprint
+	}) {
+		_, _ = b.settleWhyLocked(c, Cancelled, BySystem, ReasonServerChanged) // cannot fail: c is pending
+	}
+	b.mu.Unlock()
+	b.flush()
 	stale := func(g Grant) bool { return g.ServerID == serverID && g.Fingerprint != fingerprint }
 	return b.change(ctx, func() error {
 		b.mu.Lock()
@@ -145,7 +155,8 @@ func (b *Broker) putGrant(ctx context.Context, g Grant) error {
 		}
 		b.grants[grantKey{g.ServerID, g.Tool}] = g
 		b.releaseLocked(func(c *call) bool {
-			return c.req.ServerID == g.ServerID && c.req.Tool == g.Tool && c.req.Fingerprint == g.Fingerprint
+			return c.req.ServerID == g.ServerID && c.req.Tool == g.Tool && c.req.Fingerprint == g.Fingerprint &&
+				c.req.DefinitionHash == g.DefinitionHash
 		}, AllowAlways, ByPolicy)
 	})
 }

@@ -181,6 +181,8 @@ func (h *harness) request(x, y, z byte) {
 	r := Request{
 		ID: fmt.Sprint("c", h.n), ConversationID: fmt.Sprint("conv", x%3), ServerID: server,
 		ServerName: "Server " + server, Tool: fmt.Sprint("t", z%3), Fingerprint: fp, Arguments: buf,
+		// The server may have changed the tool's definition.
+		DefinitionHash: fmt.Sprint("d", (z>>4)&1), Description: fmt.Sprint("definition ", (z>>4)&1),
 	}
 	ctx, cancel := context.WithCancel(h.t.Context())
 	ch := make(chan result, 1)
@@ -206,6 +208,9 @@ func (h *harness) request(x, y, z byte) {
 	case h.granted(r):
 		h.resolve(r, AllowAlways, ByPolicy, false)
 	default:
+		if g, ok := h.grants[grantKey{r.ServerID, r.Tool}]; ok && g.Fingerprint == r.Fingerprint {
+			r.Changed, r.PreviousDescription = true, g.Description // allowed before, in another definition
+		}
 		h.pending = append(h.pending, r)
 		h.wantEvents = append(h.wantEvents, requested(r))
 	}
@@ -237,7 +242,8 @@ func (h *harness) decide(x, y byte, failing bool) {
 			wantErr = ErrNotRemembered
 			h.policyEvent()
 		case d == AllowAlways:
-			g := Grant{ServerID: r.ServerID, Tool: r.Tool, Fingerprint: r.Fingerprint, CreatedAt: epoch}
+			g := Grant{ServerID: r.ServerID, Tool: r.Tool, Fingerprint: r.Fingerprint,
+				DefinitionHash: r.DefinitionHash, Description: r.Description, CreatedAt: epoch}
 			h.grants[grantKey{r.ServerID, r.Tool}] = g
 			h.stored[grantKey{r.ServerID, r.Tool}] = g
 			h.release(func(p Request) bool { return h.granted(p) }, AllowAlways)
@@ -308,6 +314,12 @@ func (h *harness) serverChanged(x, y byte, failing bool) {
 	server, fp := fmt.Sprint("s", x%3), fmt.Sprint("v", y%3)
 	h.fingerprint[server] = fp
 	err := h.b.ServerChanged(h.t.Context(), server, fp)
+	// Calls waiting for a decision about the old program are cancelled.
+	for _, r := range slices.Clone(h.pending) {
+		if r.ServerID == server && r.Fingerprint != fp {
+			h.resolveWhy(r, Cancelled, BySystem, true, ReasonServerChanged)
+		}
+	}
 	var wantErr error
 	for k, g := range h.grants {
 		if k.serverID != server || g.Fingerprint == fp {
@@ -355,12 +367,18 @@ func (h *harness) currentFingerprint(server string) string {
 
 func (h *harness) granted(r Request) bool {
 	g, ok := h.grants[grantKey{r.ServerID, r.Tool}]
-	return ok && g.Fingerprint == r.Fingerprint
+	return ok && g.Fingerprint == r.Fingerprint && g.DefinitionHash == r.DefinitionHash
 }
 
 // resolve records the outcome r must get, and the event if r was waiting.
 func (h *harness) resolve(r Request, d Decision, by DecidedBy, waiting bool) {
+	h.resolveWhy(r, d, by, waiting, "")
+}
+
+// resolveWhy is resolve with the outcome's Reason.
+func (h *harness) resolveWhy(r Request, d Decision, by DecidedBy, waiting bool, reason string) {
 	o := refused(d, by)
+	o.Reason = reason
 	if d.Allows() {
 		o = allowed(r, d, by)
 		h.wantRan[r.ID] = string(r.Arguments)

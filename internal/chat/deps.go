@@ -1,8 +1,10 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 )
 
 // A Tool is a tool as chat offers it to models. The fields are those of
@@ -20,7 +22,45 @@ type Tool struct {
 	// Fingerprint identifies the server's configuration for approval
 	// grants; empty when unknown.
 	Fingerprint string `json:"fingerprint"`
+	// DefinitionHash identifies the tool's definition as the server sent
+	// it (mcpconn.Tool.DefinitionHash); empty when unknown. Grants and
+	// calls are pinned to it.
+	DefinitionHash string `json:"definitionHash,omitempty"`
 }
+
+// Key is how a conversation's tool selection names the tool: ToolKey of
+// its server and original name, which, unlike the exposed name, does not
+// change when names collide.
+func (t Tool) Key() string { return ToolKey(t.ServerID, cmp.Or(t.OriginalName, t.Name)) }
+
+// Ref is the ToolRef that runs exactly this tool: this server, this
+// definition.
+func (t Tool) Ref() ToolRef {
+	return ToolRef{ServerID: t.ServerID, Tool: cmp.Or(t.OriginalName, t.Name), DefinitionHash: t.DefinitionHash, Fingerprint: t.Fingerprint}
+}
+
+// ToolKey is "serverID/tool", tool being the server's own name for it.
+// Server IDs have no "/", so the first one splits the key.
+func ToolKey(serverID, tool string) string { return serverID + "/" + tool }
+
+// A ToolRef names the tool a call runs on by what it is, not by its
+// exposed name: mcpconn.ToolRef, plus the server's fingerprint.
+type ToolRef struct {
+	ServerID string
+	// Tool is the server's own name for the tool.
+	Tool string
+	// DefinitionHash, when not empty, must be the tool's definition hash
+	// now, or the call fails with ErrToolChanged and does not run.
+	DefinitionHash string
+	// Fingerprint, when not empty, must be the server's fingerprint now,
+	// or the call fails with ErrToolChanged and does not run.
+	Fingerprint string
+}
+
+// ErrToolChanged is the error of a call whose tool (its definition, or its
+// server's configuration) changed after the call was approved; the call
+// did not run. A ToolSource returns an error that wraps it.
+var ErrToolChanged = errors.New("the server changed this tool since the call was approved")
 
 // Progress is a running call's progress report.
 type Progress struct {
@@ -46,10 +86,12 @@ type ToolResult struct {
 type ToolSource interface {
 	// Tools returns every tool, disabled ones included.
 	Tools() []Tool
-	// CallTool runs the tool named name (the exposed name) with args, a
-	// JSON object. onProgress may be called from another goroutine until
-	// CallTool returns. The error is non-nil only when there is no answer.
-	CallTool(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (ToolResult, error)
+	// CallTool runs the tool ref names with args, a JSON object, and
+	// fails with an error wrapping ErrToolChanged, without running it, when
+	// the tool is no longer the one ref pins. onProgress may be called from
+	// another goroutine until CallTool returns. The error is non-nil only
+	// when there is no answer.
+	CallTool(ctx context.Context, ref ToolRef, args json.RawMessage, onProgress func(Progress)) (ToolResult, error)
 }
 
 // An ApprovalRequest asks whether one call may run. Its fields are those of
@@ -63,6 +105,13 @@ type ApprovalRequest struct {
 	Description    string          `json:"description"`
 	Fingerprint    string          `json:"fingerprint"`
 	Arguments      json.RawMessage `json:"arguments"`
+	DefinitionHash string          `json:"definitionHash,omitempty"`
+	InputSchema    json.RawMessage `json:"inputSchema,omitempty"`
+	// Changed, PreviousDescription and PreviousInputSchema are the
+	// approver's to set (the tool changed since the user allowed it).
+	Changed             bool            `json:"changed,omitempty"`
+	PreviousDescription string          `json:"previousDescription,omitempty"`
+	PreviousInputSchema json.RawMessage `json:"previousInputSchema,omitempty"`
 }
 
 // An ApprovalOutcome is the answer: approval.Outcome with string decisions.
@@ -73,6 +122,9 @@ type ApprovalOutcome struct {
 	DecidedBy string `json:"decidedBy"`
 	// Arguments are the ones to run the tool with when Allowed.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Reason says why a call was cancelled when the user did not stop the
+	// reply (its server changed while it waited, say); may be empty.
+	Reason string `json:"reason,omitempty"`
 }
 
 // DecisionCancelled is the Decision of a call cancelled before a decision.

@@ -14,12 +14,19 @@
 //     per DeltaInterval, trailing edge included): each event carries the
 //     text appended since the previous one, so their concatenation is the
 //     message, in order, whatever the chunking.
-//   - Tool calls of one reply run concurrently; each passes the checks
-//     (known, enabled, selected, JSON object arguments), then the Approver,
-//     and runs with exactly the arguments the user approved. Refusals and
+//   - Tool calls of one reply run concurrently, at most
+//     MaxToolCallsPerReply of them; each passes the checks (known, enabled,
+//     selected, JSON object arguments), then the Approver, and runs with
+//     exactly the arguments the user approved, on the server and the tool
+//     definition that were approved (a ToolRef, never an exposed name, which
+//     can move to another server's tool when names collide). Refusals and
 //     failures become tool results the model can read, never a crash of the
 //     turn. Results are cut to ResultLimit for the model; the audit record
 //     keeps the whole result.
+//   - The tools and the conversation's selection are read every round; a
+//     selection names tools by server and original name (ToolKey).
+//   - Progress reports reach the UI paced (ProgressInterval for the whole
+//     engine, newest report per call), whatever rate a server sends.
 //   - The history sent to a model is rebuilt from the store each round, and
 //     made valid on the way: a tool call without a result (stopped, crashed)
 //     gets a "no result" tool message, an orphaned tool message is dropped.

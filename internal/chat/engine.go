@@ -86,6 +86,8 @@ type Engine struct {
 	limits atomic.Pointer[Limits]
 	log    *slog.Logger
 	emit   Emitter
+	// progress paces the tool calls' progress events.
+	progress *progressPacer
 
 	root       context.Context // parent of async runs; cancelled by Close
 	cancelRoot context.CancelFunc
@@ -138,6 +140,7 @@ func NewEngine(opts *Options) *Engine {
 	if e.emit == nil {
 		e.emit = nopEmitter{}
 	}
+	e.progress = newProgressPacer(e.emit)
 	e.limits.Store(&Limits{MaxToolRounds: o.MaxToolRounds, ResultLimit: o.ResultLimit, DefaultSystemPrompt: o.DefaultSystemPrompt})
 	e.root, e.cancelRoot = context.WithCancel(context.Background())
 	return e

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -74,12 +75,15 @@ func (r *recorder) toolEvents() []ToolCallEvent {
 	return out
 }
 
-// fakeTools is a ToolSource with handlers per tool.
+// fakeTools is a ToolSource with handlers per tool (by exposed name). Like
+// the real one, it finds the tool a call names by server and original name,
+// and refuses with ErrToolChanged a call pinned to another definition or
+// fingerprint than the tool has now.
 type fakeTools struct {
-	tools    []Tool
 	handlers map[string]func(ctx context.Context, args json.RawMessage, progress func(Progress)) (ToolResult, error)
 
 	mu    sync.Mutex
+	tools []Tool
 	calls []fakeCall
 }
 
@@ -88,15 +92,36 @@ type fakeCall struct {
 	args string
 }
 
-func (f *fakeTools) Tools() []Tool { return slices.Clone(f.tools) }
-
-func (f *fakeTools) CallTool(ctx context.Context, name string, args json.RawMessage, progress func(Progress)) (ToolResult, error) {
+func (f *fakeTools) Tools() []Tool {
 	f.mu.Lock()
-	f.calls = append(f.calls, fakeCall{name, string(args)})
-	h := f.handlers[name]
+	defer f.mu.Unlock()
+	return slices.Clone(f.tools)
+}
+
+// setTools replaces the tools, as a server's list_changed does.
+func (f *fakeTools) setTools(tools []Tool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tools = tools
+}
+
+func (f *fakeTools) CallTool(ctx context.Context, ref ToolRef, args json.RawMessage, progress func(Progress)) (ToolResult, error) {
+	f.mu.Lock()
+	i := slices.IndexFunc(f.tools, func(t Tool) bool { return t.ServerID == ref.ServerID && t.OriginalName == ref.Tool })
+	if i < 0 {
+		f.mu.Unlock()
+		return ToolResult{}, fmt.Errorf("unknown tool: %s", ToolKey(ref.ServerID, ref.Tool))
+	}
+	t := f.tools[i]
+	if (ref.DefinitionHash != "" && ref.DefinitionHash != t.DefinitionHash) || (ref.Fingerprint != "" && ref.Fingerprint != t.Fingerprint) {
+		f.mu.Unlock()
+		return ToolResult{}, fmt.Errorf("%w: %s", ErrToolChanged, t.Name)
+	}
+	f.calls = append(f.calls, fakeCall{t.Name, string(args)})
+	h := f.handlers[t.Name]
 	f.mu.Unlock()
 	if h == nil {
-		return ToolResult{Text: "ran " + name + " with " + string(args)}, nil
+		return ToolResult{Text: "ran " + t.Name + " with " + string(args)}, nil
 	}
 	return h(ctx, args, progress)
 }
@@ -110,7 +135,7 @@ func (f *fakeTools) called() []fakeCall {
 func tool(server, name string) Tool {
 	return Tool{Name: server + "__" + name, ServerID: server, ServerName: server + " server", OriginalName: name,
 		Description: "does " + name, InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Enabled: true,
-		Fingerprint: "fp-" + server}
+		Fingerprint: "fp-" + server, DefinitionHash: "def-" + server + "-" + name}
 }
 
 // fakeApprover answers with decide, allowing once by default.

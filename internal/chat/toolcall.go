@@ -36,13 +36,16 @@ type toolCall struct {
 	// unrecorded is set when the audit record could not be written; the
 	// call goes on without updating it.
 	unrecorded bool
-	mu         sync.Mutex
-	ended      bool
+	// over, when not zero, is how many calls the reply made: this one is
+	// past MaxToolCallsPerReply and does not run.
+	over  int
+	mu    sync.Mutex
+	ended bool
 }
 
 // run takes the call to its end; finish stores the tool message that
 // answers it for the model.
-func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) {
+func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	e, c := tc.e, tc.call
 	tool, known := tools[c.Name]
 	tc.server = tool.ServerName
@@ -52,11 +55,13 @@ func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) {
 	}
 	var refusal string
 	switch {
+	case tc.over > 0:
+		refusal = fmt.Sprintf("Error: this reply asked for %d tool calls; at most %d run per reply, so %s did not run. Call it again in your next reply if you still need it.", tc.over, MaxToolCallsPerReply, c.Name)
 	case !known:
 		refusal = fmt.Sprintf("Error: there is no tool named %q. Call only the tools listed in this request.", c.Name)
 	case !tool.Enabled:
 		refusal = fmt.Sprintf("Error: the tool %q is switched off by the user. Do not call it again; go on without it.", c.Name)
-	case !sel.allows(c.Name):
+	case !sel.allows(tool.Key()):
 		refusal = fmt.Sprintf("Error: the tool %q is switched off for this conversation. Do not call it again; go on without it.", c.Name)
 	case !json.Valid(args):
 		refusal = fmt.Sprintf("Error: the arguments of %s are not valid JSON: %s. Call it again with a JSON object that matches its input schema.", c.Name, clip(c.Arguments, 200))
@@ -69,7 +74,8 @@ func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) {
 		ServerID: tool.ServerID, ServerName: tool.ServerName, Tool: c.Name, Arguments: c.Arguments, RequestedAt: e.opts.Now()}
 	tc.id = rec.ID
 	req := ApprovalRequest{ID: tc.id, ConversationID: tc.conv.ID, ServerID: tool.ServerID, Tool: cmp.Or(tool.OriginalName, tool.Name),
-		ServerName: tool.ServerName, Description: tool.Description, Fingerprint: tool.Fingerprint, Arguments: json.RawMessage(args)}
+		ServerName: tool.ServerName, Description: tool.Description, Fingerprint: tool.Fingerprint, Arguments: json.RawMessage(args),
+		DefinitionHash: tool.DefinitionHash, InputSchema: tool.InputSchema}
 
 	// A call a standing policy allows is recorded as requested, decided
 	// and started in one write; any other is recorded before it is checked
@@ -126,11 +132,20 @@ func (tc *toolCall) run(tools map[string]Tool, sel ToolSelection) {
 		}
 	}
 	tc.event(ToolCallEvent{Status: ToolRunning})
-	res, err := e.opts.Tools.CallTool(tc.ctx, c.Name, out.Arguments, tc.progress)
+	// The call runs on the server and the definition that were approved,
+	// or not at all.
+	res, err := e.opts.Tools.CallTool(tc.ctx, tool.Ref(), out.Arguments, tc.progress)
 	took := e.opts.Now().Sub(start)
 	switch {
 	case err != nil && tc.ctx.Err() != nil:
 		tc.cancelled(out, took)
+		return
+	case errors.Is(err, ErrToolChanged):
+		text := fmt.Sprintf("Error: the server changed the tool %s after this call was approved, so it did not run. Tell the user; calling it again asks them about the changed tool.", c.Name)
+		shown := "The server changed this tool after you approved the call, so it did not run."
+		e.log.Warn("tool changed after approval", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
+		tc.finish(store.ToolCallEnd{Status: store.CallError, IsError: true, Error: shown, Duration: took},
+			ToolCallEvent{Status: ToolFailed, Error: shown, DurationMs: took.Milliseconds()}, text)
 		return
 	case err != nil:
 		text := fmt.Sprintf("Error: the call of %s failed: %v", c.Name, err)
@@ -166,8 +181,13 @@ func (tc *toolCall) cancelled(out ApprovalOutcome, took time.Duration) {
 	}
 	tc.decide(store.CallCancelled, out)
 	text := fmt.Sprintf("The call of %s was cancelled before it finished: the user stopped the reply.", tc.call.Name)
-	tc.finish(store.ToolCallEnd{Status: store.CallCancelled, Error: "cancelled", Duration: took},
-		ToolCallEvent{Status: ToolCancelled, DurationMs: took.Milliseconds()}, text)
+	shown := "cancelled"
+	if tc.ctx.Err() == nil { // not Stop: the approver says why
+		shown = cmp.Or(out.Reason, "cancelled before a decision")
+		text = fmt.Sprintf("The call of %s was cancelled and did not run: %s.", tc.call.Name, shown)
+	}
+	tc.finish(store.ToolCallEnd{Status: store.CallCancelled, Error: shown, Duration: took},
+		ToolCallEvent{Status: ToolCancelled, Error: out.Reason, DurationMs: took.Milliseconds()}, text)
 }
 
 func (tc *toolCall) decide(status string, out ApprovalOutcome) {
@@ -198,27 +218,34 @@ func (tc *toolCall) finish(end store.ToolCallEnd, ev ToolCallEvent, text string)
 	tc.mu.Lock()
 	tc.ended = true
 	tc.mu.Unlock()
+	e.progress.end(tc) // its last progress report, if any, goes out first
 	tc.event(ev)
 	if err == nil {
 		e.emit.Emit(EventMessage, saved)
 	}
 }
 
-// progress forwards a progress report while the call runs. The tool source
-// may call it from another goroutine; reports after the end are dropped.
+// progress forwards a progress report while the call runs, paced by the
+// engine's progressPacer. The tool source may call it from another
+// goroutine; reports after the end are dropped.
 func (tc *toolCall) progress(p Progress) {
+	p.Message = clip(p.Message, summaryLength)
 	tc.mu.Lock()
-	ended := tc.ended
-	tc.mu.Unlock()
-	if !ended {
-		tc.event(ToolCallEvent{Status: ToolRunning, Progress: &p})
+	defer tc.mu.Unlock()
+	if !tc.ended {
+		tc.e.progress.add(tc, tc.stamp(ToolCallEvent{Status: ToolRunning, Progress: &p}))
 	}
 }
 
 func (tc *toolCall) event(ev ToolCallEvent) {
+	tc.e.emit.Emit(EventToolCall, tc.stamp(ev))
+}
+
+// stamp fills in which call ev is about.
+func (tc *toolCall) stamp(ev ToolCallEvent) ToolCallEvent {
 	ev.ConversationID, ev.MessageID, ev.ID, ev.ToolCallID = tc.conv.ID, tc.msg.ID, tc.id, tc.call.ID
 	ev.Tool, ev.Server = tc.call.Name, tc.server
-	tc.e.emit.Emit(EventToolCall, ev)
+	return ev
 }
 
 // truncate cuts s to limit characters and says so, for the model.

@@ -70,7 +70,11 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	waitConnected(b, m, cfg.ID)
 
 	grants := &approval.MemoryPolicyStore{}
-	grants.PutGrant(ctx, approval.Grant{ServerID: cfg.ID, Tool: "echo", Fingerprint: fp, CreatedAt: time.Now()})
+	echo, ok := m.Lookup("everything__echo")
+	if !ok {
+		b.Fatal("no everything__echo tool")
+	}
+	grants.PutGrant(ctx, approval.Grant{ServerID: cfg.ID, Tool: "echo", Fingerprint: fp, DefinitionHash: echo.DefinitionHash, CreatedAt: time.Now()})
 	broker := approval.NewBroker(&approval.Options{Store: grants})
 	if err := broker.Load(ctx); err != nil {
 		b.Fatal(err)
@@ -99,7 +103,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 		n++
 		call := llm.ToolCall{ID: fmt.Sprintf("call_%d", n), Name: "everything__echo", Arguments: string(args)}
 		start := time.Now()
-		e.runTools(ctx, ctx, conv, msg, []llm.ToolCall{call})
+		e.runTools(ctx, ctx, conv, msg, []llm.ToolCall{call}, e.allTools())
 		return time.Since(start)
 	}
 	directCall := func() time.Duration {
@@ -230,13 +234,22 @@ func (t benchToolSource) Tools() []Tool {
 	out := make([]Tool, len(tools))
 	for i, x := range tools {
 		out[i] = Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
-			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint}
+			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint,
+			DefinitionHash: x.DefinitionHash}
 	}
 	return out
 }
 
-func (t benchToolSource) CallTool(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (ToolResult, error) {
-	res, err := t.m.CallTool(ctx, name, args, func(p mcpconn.Progress) {
+func (t benchToolSource) CallTool(ctx context.Context, ref ToolRef, args json.RawMessage, onProgress func(Progress)) (ToolResult, error) {
+	if ref.Fingerprint != "" {
+		for _, x := range t.m.Tools() {
+			if x.ServerID == ref.ServerID && x.OriginalName == ref.Tool && x.Fingerprint != ref.Fingerprint {
+				return ToolResult{}, fmt.Errorf("%w: the configuration of server %s changed", ErrToolChanged, ref.ServerID)
+			}
+		}
+	}
+	mref := mcpconn.ToolRef{ServerID: ref.ServerID, Tool: ref.Tool, DefinitionHash: ref.DefinitionHash}
+	res, err := t.m.CallToolRef(ctx, mref, args, func(p mcpconn.Progress) {
 		if onProgress != nil {
 			onProgress(Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 		}
@@ -262,5 +275,5 @@ func (a benchApprover) Decided(ctx context.Context, r ApprovalRequest) (Approval
 }
 
 func benchOutcome(out approval.Outcome) ApprovalOutcome {
-	return ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments}
+	return ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments, Reason: out.Reason}
 }

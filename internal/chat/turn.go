@@ -72,17 +72,23 @@ func (e *Engine) turn(ctx context.Context, r *run, conv store.Conversation) {
 		res = e.note(save, conv, res, ReplyMeta{Model: conv.Model, ProviderID: conv.ProviderID}, describe(err))
 		return
 	}
-	tools, warning := e.offer(conv)
-	if warning != "" {
-		e.emit.Emit(EventWarning, WarningEvent{ConversationID: conv.ID, Message: warning})
-	}
+	warned := ""
 	for round := 1; ; round++ {
+		// The tools and the selection are read each round, so switching a
+		// tool off applies to the next request of this run; the calls of a
+		// reply run on the tools as they were offered.
+		tools := e.allTools()
+		offered, warning := e.offer(tools, e.currentSelection(save, conv, tools))
+		if warning != "" && warning != warned {
+			e.emit.Emit(EventWarning, WarningEvent{ConversationID: conv.ID, Message: warning})
+		}
+		warned = warning
 		history, err := e.history(save, conv)
 		if err != nil {
 			res = e.note(save, conv, res, ReplyMeta{Model: model}, describe(err))
 			return
 		}
-		req := llm.Request{Model: model, Messages: history, Tools: tools}
+		req := llm.Request{Model: model, Messages: history, Tools: offered}
 		msg, reply, err := e.stream(ctx, save, conv, client, req, round)
 		res.MessageID = msg.ID
 		switch {
@@ -100,7 +106,7 @@ func (e *Engine) turn(ctx context.Context, r *run, conv store.Conversation) {
 		}
 
 		e.status(conv.ID, StateTools, "")
-		e.runTools(ctx, save, conv, msg, reply.ToolCalls)
+		e.runTools(ctx, save, conv, msg, reply.ToolCalls, tools)
 		if ctx.Err() != nil {
 			msg.Status = store.StatusStopped
 			e.saveMessage(save, msg)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +24,7 @@ import (
 )
 
 func init() {
-	register("ask", "one chat turn on the terminal: ask [--provider ID | --base-url URL] [--model M] [--conversation ID] [--yolo] [--allow TOOL] \"prompt\"", runAsk)
+	register("ask", "one chat turn on the terminal: ask [--provider ID | --base-url URL] [--model M] [--conversation ID] [--yolo] [--allow SERVER/TOOL] \"prompt\"", runAsk)
 }
 
 type stringList []string
@@ -47,7 +46,7 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	convID := fs.String("conversation", "", "continue this conversation (default: a new one)")
 	yolo := fs.Bool("yolo", false, "allow every tool call of this run without asking")
 	var allow stringList
-	fs.Var(&allow, "allow", "allow calls of this tool without asking (repeatable; exposed or original name)")
+	fs.Var(&allow, "allow", "allow calls of this tool without asking (repeatable): server/tool (server ID or name, the server's tool name), the exposed name models see, or a tool name only one server has")
 	wait := fs.Duration("wait-servers", 15*time.Second, "how long to wait for MCP servers to connect")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -96,12 +95,17 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 		return 1
 	}
 	out.broker = svc.Broker
-	out.policy = askPolicy{yolo: *yolo, allow: allow, interactive: isTerminal(env.Stdin), in: bufio.NewReader(env.Stdin)}
+	policy := askPolicy{yolo: *yolo, interactive: isTerminal(env.Stdin), in: bufio.NewReader(env.Stdin)}
 	if err := svc.Start(ctx, c.Log); err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
 		return 1
 	}
 	waitForServers(ctx, svc.Manager, *wait, env.Stderr)
+	if policy.allow, err = resolveAllow(allow, svc.Manager.Tools()); err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 2
+	}
+	out.setPolicy(policy)
 
 	conv, err := askConversation(ctx, c.Store, *convID, *providerID, *model, *baseURL)
 	if err != nil {
@@ -173,8 +177,77 @@ func waitForServers(ctx context.Context, m *mcpconn.Manager, d time.Duration, w 
 
 type askPolicy struct {
 	yolo, interactive bool
-	allow             []string
-	in                *bufio.Reader
+	// allow holds the tools --allow names, each with the definition hash
+	// it had when the run started.
+	allow map[allowedTool]string
+	in    *bufio.Reader
+}
+
+// An allowedTool is a tool by server ID and the server's own name.
+type allowedTool struct{ serverID, tool string }
+
+// resolveAllow finds the tools that --allow values name among tools. A
+// value names a tool exactly: "server/tool" (server ID or display name,
+// and the server's own tool name), the exposed name models see, or a bare
+// tool name, which must belong to one server only: otherwise a hostile
+// server could list a tool of that name and have it run unasked.
+func resolveAllow(values []string, tools []mcpconn.Tool) (map[allowedTool]string, error) {
+	out := map[allowedTool]string{}
+	for _, v := range values {
+		var found []mcpconn.Tool
+		for _, t := range tools {
+			if t.Name == v {
+				found = []mcpconn.Tool{t}
+				break
+			}
+			server, tool, ok := strings.Cut(v, "/")
+			if ok && (server == t.ServerID || server == t.ServerName) && tool == t.OriginalName {
+				found = append(found, t)
+			}
+		}
+		if len(found) == 0 && !strings.Contains(v, "/") {
+			for _, t := range tools {
+				if t.OriginalName == v {
+					found = append(found, t)
+				}
+			}
+		}
+		switch {
+		case len(found) == 0:
+			return nil, fmt.Errorf("--allow %s: no connected server has this tool; pass server/tool or the exposed name (%s)", v, toolNames(tools))
+		case len(found) > 1:
+			var names []string
+			for _, t := range found {
+				names = append(names, t.Name)
+			}
+			return nil, fmt.Errorf("--allow %s: %d tools have this name (%s); pass the one you mean by its exposed name, or as server/tool with the server's ID", v, len(found), strings.Join(names, ", "))
+		}
+		out[allowedTool{found[0].ServerID, found[0].OriginalName}] = found[0].DefinitionHash
+	}
+	return out, nil
+}
+
+// toolNames lists the exposed names of tools, the first few of many.
+func toolNames(tools []mcpconn.Tool) string {
+	if len(tools) == 0 {
+		return "none is connected"
+	}
+	var names []string
+	for i, t := range tools {
+		if i == 10 {
+			names = append(names, fmt.Sprintf("and %d more", len(tools)-i))
+			break
+		}
+		names = append(names, t.Name)
+	}
+	return "connected: " + strings.Join(names, ", ")
+}
+
+// allows reports whether --allow covers r: the same server and tool, with
+// the definition it had when the run started.
+func (p askPolicy) allows(r approval.Request) bool {
+	hash, ok := p.allow[allowedTool{r.ServerID, r.Tool}]
+	return ok && hash == r.DefinitionHash
 }
 
 // askPrinter turns engine and broker events into terminal output, and
@@ -189,6 +262,14 @@ type askPrinter struct {
 	wroteText bool
 	prompts   sync.WaitGroup
 	promptMu  sync.Mutex
+}
+
+// setPolicy sets how approval requests are answered; until then (servers
+// still starting), a request is denied.
+func (p *askPrinter) setPolicy(pol askPolicy) {
+	p.mu.Lock()
+	p.policy = pol
+	p.mu.Unlock()
 }
 
 func (p *askPrinter) Emit(name string, payload any) {
@@ -239,15 +320,18 @@ func (p *askPrinter) Emit(name string, payload any) {
 
 func (p *askPrinter) decide(r approval.Request) {
 	ctx := context.Background()
+	p.mu.Lock()
+	pol := p.policy
+	p.mu.Unlock()
 	switch {
-	case p.policy.yolo:
+	case pol.yolo:
 		p.broker.Decide(ctx, r.ID, approval.AllowOnce)
 		return
-	case slices.Contains(p.policy.allow, r.Tool) || slices.ContainsFunc(p.policy.allow, func(a string) bool { return a == r.ServerID+"."+r.Tool }):
+	case pol.allows(r):
 		p.broker.Decide(ctx, r.ID, approval.AllowOnce)
 		return
-	case !p.policy.interactive:
-		fmt.Fprintf(p.env.Stderr, "[tool %s on %s denied: no terminal to ask on; pass --allow %s or --yolo]\n", r.Tool, r.ServerName, r.Tool)
+	case !pol.interactive:
+		fmt.Fprintf(p.env.Stderr, "[tool %s on %s denied: no terminal to ask on; pass --allow %s/%s or --yolo]\n", r.Tool, r.ServerName, r.ServerID, r.Tool)
 		p.broker.Decide(ctx, r.ID, approval.Deny)
 		return
 	}
@@ -256,8 +340,11 @@ func (p *askPrinter) decide(r approval.Request) {
 	var args any
 	json.Unmarshal(r.Arguments, &args)
 	pretty, _ := json.MarshalIndent(args, "  ", "  ")
+	if r.Changed {
+		fmt.Fprintf(p.env.Stderr, "\nThe server changed tool %q since you allowed it always.\n  Before: %s\n  Now:    %s\n", r.Tool, r.PreviousDescription, r.Description)
+	}
 	fmt.Fprintf(p.env.Stderr, "\nAllow tool %q of server %s?\n  %s\n[y] once  [a] always for this tool  [n] deny > ", r.Tool, r.ServerName, pretty)
-	line, _ := p.policy.in.ReadString('\n')
+	line, _ := pol.in.ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		p.broker.Decide(ctx, r.ID, approval.AllowOnce)

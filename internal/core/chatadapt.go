@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/chat"
@@ -19,17 +21,24 @@ func (t toolSource) Tools() []chat.Tool {
 	out := make([]chat.Tool, len(tools))
 	for i, x := range tools {
 		out[i] = chat.Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
-			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint}
+			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint,
+			DefinitionHash: x.DefinitionHash}
 	}
 	return out
 }
 
-func (t toolSource) CallTool(ctx context.Context, name string, args json.RawMessage, onProgress func(chat.Progress)) (chat.ToolResult, error) {
-	res, err := t.m.CallTool(ctx, name, args, func(p mcpconn.Progress) {
+// CallTool runs the tool ref pins. The server's fingerprint is checked
+// here, the definition by the manager as it calls.
+func (t toolSource) CallTool(ctx context.Context, ref chat.ToolRef, args json.RawMessage, onProgress func(chat.Progress)) (chat.ToolResult, error) {
+	mref := mcpconn.ToolRef{ServerID: ref.ServerID, Tool: ref.Tool, DefinitionHash: ref.DefinitionHash, Fingerprint: ref.Fingerprint}
+	res, err := t.m.CallToolRef(ctx, mref, args, func(p mcpconn.Progress) {
 		if onProgress != nil {
 			onProgress(chat.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 		}
 	})
+	if errors.Is(err, mcpconn.ErrToolChanged) {
+		return chat.ToolResult{}, fmt.Errorf("%w: %s of server %s (%v)", chat.ErrToolChanged, ref.Tool, ref.ServerID, err)
+	}
 	if err != nil {
 		return chat.ToolResult{}, err
 	}
@@ -52,5 +61,6 @@ func (a approver) Decided(ctx context.Context, r chat.ApprovalRequest) (chat.App
 }
 
 func chatOutcome(out approval.Outcome) chat.ApprovalOutcome {
-	return chat.ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments}
+	return chat.ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy),
+		Arguments: out.Arguments, Reason: out.Reason}
 }

@@ -167,13 +167,15 @@ func (g grantStore) Grants(ctx context.Context) ([]approval.Grant, error) {
 	recs, err := g.s.Grants(ctx)
 	out := make([]approval.Grant, len(recs))
 	for i, r := range recs {
-		out[i] = approval.Grant{ServerID: r.ServerID, Tool: r.Tool, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt}
+		out[i] = approval.Grant{ServerID: r.ServerID, Tool: r.Tool, Fingerprint: r.Fingerprint, DefinitionHash: r.DefinitionHash,
+			Description: r.Description, InputSchema: r.InputSchema, CreatedAt: r.CreatedAt}
 	}
 	return out, err
 }
 
 func (g grantStore) PutGrant(ctx context.Context, gr approval.Grant) error {
-	return g.s.PutGrant(ctx, store.Grant{ServerID: gr.ServerID, Tool: gr.Tool, Fingerprint: gr.Fingerprint, CreatedAt: gr.CreatedAt})
+	return g.s.PutGrant(ctx, store.Grant{ServerID: gr.ServerID, Tool: gr.Tool, Fingerprint: gr.Fingerprint, DefinitionHash: gr.DefinitionHash,
+		Description: gr.Description, InputSchema: gr.InputSchema, CreatedAt: gr.CreatedAt})
 }
 
 func (g grantStore) DeleteGrant(ctx context.Context, serverID, tool string) error {

@@ -69,22 +69,37 @@ func truncate(s string, n int) string {
 }
 
 // Fingerprint is a stable hash of what makes a server the program it is:
-// the transport, and the command, arguments and working directory of a
-// stdio server or the URL of a remote one. Env, headers, name and settings
-// are left out, so rotating a token keeps the user's approvals while
-// pointing the config at another program drops them. The working
+// the transport, and the command, arguments, working directory and
+// environment of a stdio server or the URL of a remote one. Approval grants
+// are tied to it, so any change to what runs drops them. The working
 // directory is included because "node index.js" runs a different program
-// in another directory.
+// in another directory, and the environment (Env, and whether the app's
+// own is inherited) because a variable such as NODE_OPTIONS or PYTHONPATH
+// changes what runs. An env value kept in the
+// keyring counts by its reference, not its secret, so rotating a token keeps
+// the user's approvals. Headers, name and settings are left out: they say
+// how to talk to the program, not which program it is.
 func Fingerprint(cfg *Config) string {
 	id := struct {
-		Transport Transport `json:"t"`
-		Command   string    `json:"c,omitempty"`
-		Args      []string  `json:"a,omitempty"`
-		Cwd       string    `json:"d,omitempty"`
-		URL       string    `json:"u,omitempty"`
+		Transport Transport        `json:"t"`
+		Command   string           `json:"c,omitempty"`
+		Args      []string         `json:"a,omitempty"`
+		Cwd       string           `json:"d,omitempty"`
+		Env       map[string]Value `json:"e,omitempty"` // json sorts the keys
+		Inherit   bool             `json:"i,omitempty"`
+		URL       string           `json:"u,omitempty"`
 	}{Transport: cfg.Transport}
 	if cfg.Transport == TransportStdio {
-		id.Command, id.Args, id.Cwd = cfg.Command, cfg.Args, cfg.Cwd
+		id.Command, id.Args, id.Cwd, id.Inherit = cfg.Command, cfg.Args, cfg.Cwd, cfg.InheritEnv
+		if len(cfg.Env) > 0 {
+			id.Env = make(map[string]Value, len(cfg.Env))
+			for name, v := range cfg.Env {
+				if v.SecretRef != "" {
+					v = Value{SecretRef: v.SecretRef}
+				}
+				id.Env[name] = v
+			}
+		}
 	} else {
 		id.URL = canonicalURL(cfg.URL)
 	}

@@ -47,9 +47,10 @@ func TestFingerprint(t *testing.T) {
 	same := []func(*Config){
 		func(c *Config) { c.Name = "Other" },
 		func(c *Config) { c.ID = "other" },
-		func(c *Config) { c.Env = map[string]Value{"TOKEN": {SecretRef: "x"}} },
 		func(c *Config) { c.Enabled = false; c.CallTimeout = 1; c.DisabledTools = []string{"a"} },
 		func(c *Config) { c.URL = "https://ignored.example.com" },
+		func(c *Config) { c.Headers = map[string]Value{"X-Ignored": {Plain: "stdio has no headers"}} },
+		func(c *Config) { c.Env = map[string]Value{"HOME": {Plain: "/home/ada"}} }, // a new map, same content
 	}
 	for i, edit := range same {
 		c := stdioConfig()
@@ -64,6 +65,11 @@ func TestFingerprint(t *testing.T) {
 		func(c *Config) { c.Args = []string{"-y @modelcontextprotocol/server-filesystem"} },
 		func(c *Config) { c.Cwd = "/srv" },
 		func(c *Config) { c.Transport = TransportHTTP; c.URL = "https://example.com" },
+		func(c *Config) { c.Env = nil },
+		func(c *Config) { c.Env = map[string]Value{"HOME": {Plain: "/home/eve"}} },
+		func(c *Config) { c.Env["NODE_OPTIONS"] = Value{Plain: "--require /tmp/evil.js"} },
+		func(c *Config) { c.Env["HOME"] = Value{SecretRef: "server/fs/env/HOME"} },
+		func(c *Config) { c.InheritEnv = true },
 	}
 	for i, edit := range differ {
 		c := stdioConfig()
@@ -71,6 +77,21 @@ func TestFingerprint(t *testing.T) {
 		if got := Fingerprint(&c); got == fp {
 			t.Errorf("edit %d kept the fingerprint", i)
 		}
+	}
+
+	// A secret env value counts by its keyring reference: rotating the
+	// token behind it keeps the fingerprint; pointing at another entry
+	// does not.
+	withRef := func(ref, leaked string) string {
+		c := stdioConfig()
+		c.Env["GITHUB_TOKEN"] = Value{SecretRef: ref, Plain: leaked}
+		return Fingerprint(&c)
+	}
+	if withRef("server/fs/env/GITHUB_TOKEN", "") != withRef("server/fs/env/GITHUB_TOKEN", "old-value") {
+		t.Error("a value beside a secret reference changed the fingerprint")
+	}
+	if withRef("server/fs/env/GITHUB_TOKEN", "") == withRef("server/other/env/GITHUB_TOKEN", "") {
+		t.Error("another keyring reference kept the fingerprint")
 	}
 
 	a, b := httpConfig(), httpConfig()
@@ -82,6 +103,12 @@ func TestFingerprint(t *testing.T) {
 	b.URL = "https://mcp.example.com/MCP"
 	if Fingerprint(&a) == Fingerprint(&b) {
 		t.Error("URL path case did not change the fingerprint")
+	}
+	b = httpConfig()
+	b.Headers = map[string]Value{"Authorization": {SecretRef: "server/remote/header/Other"}, "X-Team": {Plain: "ops"}}
+	b.Env = map[string]Value{"IGNORED": {Plain: "remote servers have no env"}}
+	if Fingerprint(&a) != Fingerprint(&b) {
+		t.Error("headers or env changed a remote server's fingerprint")
 	}
 	b = httpConfig()
 	b.Transport = TransportSSE

@@ -2,29 +2,42 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 )
 
 // A Grant is a remembered "always allow" for one tool of one server, valid
-// while the server's fingerprint is unchanged.
+// while the server's fingerprint and the tool's definition are unchanged.
 type Grant struct {
 	ServerID    string
 	Tool        string
 	Fingerprint string
+	// DefinitionHash is the tool's definition the user allowed; empty for
+	// a grant made before definitions were pinned.
+	DefinitionHash string
+	// Description and InputSchema are that definition, to show the user
+	// what changed; InputSchema is nil when unknown.
+	Description string
+	InputSchema json.RawMessage
 	CreatedAt   time.Time
 }
 
 // Grants returns every stored grant.
 func (s *Store) Grants(ctx context.Context) ([]Grant, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT server_id, tool, fingerprint, created_at FROM approval_grants ORDER BY server_id, tool")
+	rows, err := s.db.QueryContext(ctx, `SELECT server_id, tool, fingerprint, definition_hash, description, input_schema, created_at
+		FROM approval_grants ORDER BY server_id, tool`)
 	if err != nil {
 		return nil, err
 	}
 	return collect(rows, func(r scanner) (Grant, error) {
 		var g Grant
+		var schema *string
 		var at int64
-		err := r.Scan(&g.ServerID, &g.Tool, &g.Fingerprint, &at)
+		err := r.Scan(&g.ServerID, &g.Tool, &g.Fingerprint, &g.DefinitionHash, &g.Description, &schema, &at)
+		if schema != nil {
+			g.InputSchema = json.RawMessage(*schema)
+		}
 		g.CreatedAt = time.UnixMilli(at)
 		return g, err
 	})
@@ -36,9 +49,15 @@ func (s *Store) PutGrant(ctx context.Context, g Grant) error {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO approval_grants(server_id, tool, fingerprint, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT(server_id, tool) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at`,
-		g.ServerID, g.Tool, g.Fingerprint, at.UnixMilli())
+	var schema *string
+	if len(g.InputSchema) > 0 {
+		schema = new(string(g.InputSchema))
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO approval_grants(server_id, tool, fingerprint, definition_hash, description, input_schema, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(server_id, tool) DO UPDATE SET fingerprint = excluded.fingerprint, definition_hash = excluded.definition_hash,
+			description = excluded.description, input_schema = excluded.input_schema, created_at = excluded.created_at`,
+		g.ServerID, g.Tool, g.Fingerprint, g.DefinitionHash, g.Description, schema, at.UnixMilli())
 	return err
 }
 

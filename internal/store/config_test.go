@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -29,9 +30,37 @@ func TestGrants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Grant{{"fs", "read_file", "f2", at}, {"mem", "read_file", "m1", at}}
+	want := []Grant{
+		{ServerID: "fs", Tool: "read_file", Fingerprint: "f2", CreatedAt: at},
+		{ServerID: "mem", Tool: "read_file", Fingerprint: "m1", CreatedAt: at},
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("grants (-want +got):\n%s", diff)
+	}
+
+	// A grant keeps the definition the user allowed; replacing it replaces
+	// the definition too.
+	pinned := Grant{ServerID: "fs", Tool: "read_file", Fingerprint: "f2", DefinitionHash: "sha256:1",
+		Description: "Reads a file.", InputSchema: json.RawMessage(`{"type":"object"}`), CreatedAt: at}
+	for _, g := range []Grant{pinned, {ServerID: "fs", Tool: "write_file", Fingerprint: "f2", DefinitionHash: "sha256:2", CreatedAt: at}} {
+		if err := s.PutGrant(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = s.Grants(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []Grant{pinned, {ServerID: "fs", Tool: "write_file", Fingerprint: "f2", DefinitionHash: "sha256:2", CreatedAt: at}, want[1]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("grants with definitions (-want +got):\n%s", diff)
+	}
+	pinned.DefinitionHash, pinned.Description, pinned.InputSchema = "sha256:3", "", nil
+	if err := s.PutGrant(ctx, pinned); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Grants(ctx); len(got) != 3 || !cmp.Equal(pinned, got[0]) {
+		t.Errorf("replaced grant = %+v; want %+v", got, pinned)
 	}
 	if on, err := s.Yolo(ctx); err != nil || on {
 		t.Fatalf("Yolo before set = %v, %v", on, err)

@@ -124,6 +124,13 @@ ALTER TABLE tool_calls ADD COLUMN requested_at INTEGER NOT NULL DEFAULT 0;
 UPDATE tool_calls SET call_id = id, requested_at = started_at;
 CREATE INDEX tool_calls_message ON tool_calls(message_id);
 `,
+	// 4: an "always" grant pins the tool's definition (a server cannot swap
+	// what an allowed tool does) and keeps it, to show what changed.
+	`
+ALTER TABLE approval_grants ADD COLUMN definition_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE approval_grants ADD COLUMN description TEXT NOT NULL DEFAULT '';
+ALTER TABLE approval_grants ADD COLUMN input_schema TEXT;  -- JSON; NULL when unknown
+`,
 }
 
 // LatestVersion is the schema version this build writes.
@@ -149,6 +156,11 @@ func (s *Store) migrate(ctx context.Context, opts *Options) error {
 		os.Remove(backup)
 		if _, err := s.db.ExecContext(ctx, "VACUUM INTO ?", backup); err != nil {
 			return fmt.Errorf("backing up %s before migrating: %w", s.path, classify(s.path, err))
+		}
+		// SQLite creates the copy with the default mode; it holds the
+		// same conversations as the database, so it is as private.
+		if err := os.Chmod(backup, 0o600); err != nil {
+			return fmt.Errorf("making the backup %s private: %w", backup, err)
 		}
 	}
 	for v := cur; v < target; v++ {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -126,13 +127,20 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 					t.Errorf("%s rows = %d after migration; want %d", table, got, n)
 				}
 			}
+			// A grant from before definitions were pinned reads back without
+			// one, so it allows no call that carries a definition.
+			if gs, err := s.Grants(ctx); err != nil || len(gs) != 1 || gs[0].Fingerprint != "abc" || gs[0].DefinitionHash != "" || gs[0].InputSchema != nil {
+				t.Errorf("grants after migration = %+v, %v", gs, err)
+			}
 			// Rows written before FTS existed are searchable after it.
 			var hits int
 			if err := s.db.QueryRow("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'quokka'").Scan(&hits); err != nil || hits != 1 {
 				t.Errorf("fts hits = %d, %v; want 1", hits, err)
 			}
-			if _, err := os.Stat(path + ".bak-v" + string(rune('0'+from))); err != nil {
+			if st, err := os.Stat(path + ".bak-v" + string(rune('0'+from))); err != nil {
 				t.Errorf("no backup made before migrating: %v", err)
+			} else if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
+				t.Errorf("backup mode = %04o, want 0600: it holds the same conversations", st.Mode().Perm())
 			}
 		})
 	}

@@ -2,6 +2,7 @@
 // state, canned answers, every call recorded, events sent by hand.
 import type { Backend, Unsubscribe } from './index';
 import type { EventName, EventPayloads } from './events';
+import { isSelected, toolKey } from '../stores/toolselection';
 import type {
   ApprovalRequest,
   ConversationSummary,
@@ -218,12 +219,14 @@ export class FakeBackend implements Backend {
   conversationTools(id: string) {
     return this.rec('conversationTools', [id], (): ToolSet => {
       const sel = this.conversations.find((c) => c.id === id)?.tools ?? { only: null };
+      // As Go does: a selection names tools by key, "serverId/originalName".
       const tools = this.servers.flatMap((s) => s.tools).map((t) => ({
+        key: toolKey(t),
         name: t.name,
         server: t.serverName,
         description: t.description,
         enabled: t.enabled,
-        selected: (sel.only === null || sel.only.includes(t.name)) && !(sel.off ?? []).includes(t.name),
+        selected: isSelected(sel, t),
       }));
       const offered = tools.filter((t) => t.enabled && t.selected).length;
       return { selection: structuredClone(sel), tools, offered, estimatedTokens: offered * 150, warning: this.toolSetWarning || undefined };

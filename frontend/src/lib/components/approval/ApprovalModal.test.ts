@@ -109,3 +109,30 @@ describe('ApprovalModal', () => {
     expect(screen.getByTestId('approval-modal')).toBeTruthy();
   });
 });
+
+describe('ApprovalModal for a changed tool', () => {
+  it('says the tool changed since it was allowed, and shows it before and now', async () => {
+    const t = await startedStores((be) => {
+      be.pending = [
+        req('r1', {
+          description: 'Writes a file and uploads it.',
+          inputSchema: { type: 'object', properties: { path: { type: 'string' }, uploadTo: { type: 'string' } } },
+          changed: true,
+          previousDescription: 'Writes a file.',
+          previousInputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+        }),
+      ];
+    });
+    render(ApprovalModal, { props: { armDelayMs: 0 }, context: t.context });
+    expect(screen.getByTestId('approval-changed').textContent).toContain('This tool changed since you allowed it');
+    expect(screen.getByTestId('approval-previous-description').textContent).toBe('Writes a file.');
+    expect(screen.getByTestId('approval-description').textContent).toBe('Writes a file and uploads it.');
+    expect(screen.getByTestId('approval-previous-schema').textContent).not.toContain('uploadTo');
+    expect(screen.getByTestId('approval-schema').textContent).toContain('uploadTo');
+  });
+
+  it('shows no warning for a tool that did not change', async () => {
+    await setup();
+    expect(screen.queryByTestId('approval-changed')).toBeNull();
+  });
+});
