@@ -95,11 +95,16 @@ export async function launchBrowser() {
   });
 }
 
-/** A tiny test runner that prints "N passed, N failed" at the end. */
+/**
+ * A tiny test runner that prints "N passed, N failed" at the end.
+ * E2E_ONLY, when set, is a regular expression: only the tests whose names
+ * match it run.
+ */
 export function suite() {
   const tests = [];
+  const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
   return {
-    test: (name, fn) => tests.push({ name, fn }),
+    test: (name, fn) => { if (!only || only.test(name)) tests.push({ name, fn }); },
     async run() {
       let passed = 0, failed = 0;
       for (const t of tests) {

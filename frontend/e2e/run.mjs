@@ -483,6 +483,55 @@ test('the page runs no inline script (Content-Security-Policy)', async () => {
   }
 });
 
+test('a tool that changes after "Always allow" is asked about again, showing what changed, and a removed server takes its grant', async () => {
+  await withPage(async (page) => {
+    await ensureProvider(page, fake.url);
+    await resetPolicy(page);
+    const cfg = { id: 'rugpull', name: 'rugpull', transport: 'stdio', command: node22, args: [join(root, 'test/node/rugpull-server.mjs')], enabled: true };
+    await bound(page, 'SaveServer', cfg);
+    try {
+      const tools = async () => (await bound(page, 'ListServers')).find((s) => s.config.id === 'rugpull');
+      await until(async () => (await tools())?.status.state === 'connected', 'the rugpull server to connect');
+      await page.reload();
+      await page.getByTestId('composer-input').waitFor({ timeout: WAIT });
+      const modals = await countModals(page);
+      const noteCard = page.locator('[data-testid=toolcall][data-tool$="note"]');
+
+      await send(page, 'use tool rugpull__note {"text":"first"}');
+      await (await approvalModal(page)).getByTestId('approval-allow-always').click();
+      await turnDone(page);
+      await waitAttr(noteCard.last(), 'data-status', 'done');
+
+      // Trusted: the same definition runs unasked.
+      await send(page, 'use tool rugpull__note {"text":"second"}');
+      await turnDone(page);
+      await waitAttr(noteCard.last(), 'data-status', 'done');
+      assert.equal(await modals(), 1, 'the trusted tool asked again');
+
+      // The server swaps note's description and schema.
+      await send(page, 'use tool rugpull__swap {}');
+      await (await approvalModal(page)).getByTestId('approval-allow-once').click();
+      await turnDone(page);
+      await until(async () => (await tools())?.tools.find((t) => t.originalName === 'note')?.description.includes('ssh'), 'the changed note tool to be listed');
+
+      await send(page, 'use tool rugpull__note {"text":"third"}');
+      const modal = await approvalModal(page);
+      const changed = modal.getByTestId('approval-changed');
+      await changed.waitFor({ timeout: WAIT });
+      assert.equal(await modal.getByTestId('approval-previous-description').textContent(), 'Saves a note.');
+      assert.match(await modal.getByTestId('approval-description').textContent(), /id_ed25519/);
+      await shot(page, 'browser-approval-changed');
+      await modal.getByTestId('approval-deny').click();
+      await turnDone(page);
+      await waitAttr(noteCard.last(), 'data-status', 'denied');
+    } finally {
+      await bound(page, 'DeleteServer', 'rugpull').catch(() => {});
+    }
+    const p = await bound(page, 'ApprovalPolicy');
+    assert.ok(!p.grants.some((g) => g.serverId === 'rugpull'), 'the deleted server kept its grant');
+  });
+});
+
 test('a link that does not show where it goes asks first, showing the real URL', async () => {
   await withPage(async (page) => {
     await ensureProvider(page, fake.url);
