@@ -65,14 +65,7 @@ func cleanSchema(schema any) (out json.RawMessage, note string) {
 		if c.over {
 			return anySchema, tooBig
 		}
-		raw, err := json.Marshal(root)
-		switch {
-		case err != nil:
-			return anySchema, "its input schema cannot be encoded as JSON, so the tool takes any object"
-		case len(raw) > maxSchemaBytes:
-			return anySchema, tooBig
-		}
-		return raw, ""
+		return encodeSchema(root, tooBig)
 	}
 	cleaned, _ := c.clean(root, 0).(map[string]any)
 	if c.over {
@@ -86,7 +79,13 @@ func cleanSchema(schema any) (out json.RawMessage, note string) {
 	if _, ok := cleaned["properties"].(map[string]any); !ok {
 		cleaned["properties"] = map[string]any{}
 	}
-	raw, err := json.Marshal(cleaned)
+	return encodeSchema(cleaned, tooBig)
+}
+
+// encodeSchema encodes s, or falls back to anySchema with a note when it
+// cannot be encoded or is past maxSchemaBytes (tooBig).
+func encodeSchema(s map[string]any, tooBig string) (json.RawMessage, string) {
+	raw, err := json.Marshal(s)
 	switch {
 	case err != nil:
 		return anySchema, "its input schema cannot be encoded as JSON, so the tool takes any object"
