@@ -440,7 +440,7 @@ func TestTokenDoesNotFollowServerID(t *testing.T) {
 	}
 	_, svc := app.start(t)
 	id := app.addServer(t, svc)
-	signIn := func() serverconf.Config {
+	signIn := func(t *testing.T) serverconf.Config {
 		t.Helper()
 		cfg, err := svc.Servers.Save(t.Context(), serverconf.Config{ID: id, Name: "Notes", Transport: serverconf.TransportHTTP, URL: app.endpoint, Enabled: true})
 		if err != nil {
@@ -454,7 +454,7 @@ func TestTokenDoesNotFollowServerID(t *testing.T) {
 	}
 
 	t.Run("URL edited", func(t *testing.T) {
-		cfg := signIn()
+		cfg := signIn(t)
 		cfg.URL = other.URL + "/mcp"
 		if _, err := svc.Servers.Save(t.Context(), cfg); err != nil {
 			t.Fatal(err)
@@ -468,7 +468,7 @@ func TestTokenDoesNotFollowServerID(t *testing.T) {
 		}
 	})
 	t.Run("deleted and added again", func(t *testing.T) {
-		signIn()
+		signIn(t)
 		if err := svc.Servers.Delete(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
