@@ -92,19 +92,7 @@ func (g processGroup) cleanup(time.Duration) {
 }
 
 // lookPath finds file in the directories of pathList, trying the extensions
-// in PATHEXT as cmd.exe does, so "npx" finds "npx.cmd".
+// in PATHEXT as cmd.exe does, so "npx" finds "npx.cmd" (lookPathExt).
 func lookPath(file, pathList string) (string, bool) {
-	candidates := pathextCandidates(file, os.Getenv("PATHEXT"))
-	for _, dir := range filepath.SplitList(pathList) {
-		if dir == "" {
-			continue
-		}
-		for _, c := range candidates {
-			p := filepath.Join(dir, c)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				return p, true
-			}
-		}
-	}
-	return "", false
+	return lookPathExt(file, filepath.SplitList(pathList), os.Getenv("PATHEXT"))
 }

@@ -30,11 +30,11 @@ func wrapper(t *testing.T) *Wrapper {
 }
 
 // strayPipe makes a pipe the way Wails' asset server does: without
-// O_CLOEXEC. It returns the read end as a file and the write end's number.
+// O_CLOEXEC (syscall.Pipe is pipe2(p, 0) on Linux and pipe() on macOS). It returns the read end as a file and the write end's number.
 func strayPipe(t *testing.T) (*os.File, int) {
 	t.Helper()
 	var p [2]int
-	if err := syscall.Pipe2(p[:], 0); err != nil {
+	if err := syscall.Pipe(p[:]); err != nil {
 		t.Fatal(err)
 	}
 	r := os.NewFile(uintptr(p[0]), "stray-r")
