@@ -65,11 +65,35 @@ var errCallLimit = errors.New("call ran for its longest")
 func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	key, ok := m.byName[name]
+	servers := m.serversLocked()
 	m.mu.Unlock()
+	if !ok {
+		// A server that lost its session has left the registry; its
+		// tools are still known while it reconnects, or until it is
+		// connected again.
+		for _, s := range servers {
+			if t, found := s.lastTool(func(t Tool) bool { return t.Name == name }); found {
+				key, ok = toolKey{server: s.id, tool: t.OriginalName}, true
+				break
+			}
+		}
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
 	}
 	return m.call(ctx, name, ToolRef{ServerID: key.server, Tool: key.tool}, args, onProgress)
+}
+
+// lastTool finds a tool of the server's last session that matches.
+func (s *server) lastTool(match func(Tool) bool) (Tool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.lastTools {
+		if match(t) {
+			return t, true
+		}
+	}
+	return Tool{}, false
 }
 
 // CallToolRef is CallTool for the tool ref names: the call goes to that
@@ -87,11 +111,17 @@ func (m *Manager) CallToolRef(ctx context.Context, ref ToolRef, args json.RawMes
 			break
 		}
 	}
+	s := m.servers[ref.ServerID]
+	m.mu.Unlock()
+	if found == nil && s != nil {
+		if t, ok := s.lastTool(func(t Tool) bool { return t.OriginalName == ref.Tool }); ok {
+			found = &t
+		}
+	}
 	var hash string
 	if found != nil {
 		name, hash = found.Name, found.DefinitionHash
 	}
-	m.mu.Unlock()
 	if found == nil {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
 	}
@@ -110,17 +140,18 @@ func (m *Manager) call(ctx context.Context, name string, ref ToolRef, args json.
 	if s == nil {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
 	}
-	s.mu.Lock()
-	sess, cfg, state := s.sess, s.cfg, s.status.State
-	s.mu.Unlock()
+	sess, cfg, listed, err := s.liveSession(ctx, key.tool)
+	if err != nil {
+		return nil, err
+	}
 	if slices.Contains(cfg.DisabledTools, key.tool) {
 		return nil, fmt.Errorf("%w: %s", ErrToolDisabled, name)
 	}
 	if ref.Fingerprint != "" && serverconf.Fingerprint(&cfg) != ref.Fingerprint {
 		return nil, fmt.Errorf("%w: the configuration of %s changed", ErrToolChanged, cfg.DisplayName())
 	}
-	if sess == nil {
-		return nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, cfg.DisplayName(), state)
+	if !listed {
+		return nil, fmt.Errorf("%w: %s (%s no longer lists it)", ErrUnknownTool, name, cfg.DisplayName())
 	}
 	arguments, err := normalizeArgs(args)
 	if err != nil {
@@ -230,6 +261,59 @@ func (m *Manager) call(ctx context.Context, name string, ref ToolRef, args json.
 	default:
 		return nil, fmt.Errorf("calling %s: %w", name, err)
 	}
+}
+
+// liveSession returns the server's live session, its config read with it,
+// and whether the session lists tool. A session being established (the
+// server connecting, or reconnecting after a crash) is waited for, until
+// ctx is done or the server's call timeout passed, whichever comes first;
+// a server with no session coming says truly why (failed, disconnected).
+func (s *server) liveSession(ctx context.Context, tool string) (*session, serverconf.Config, bool, error) {
+	var timer <-chan time.Time
+	for {
+		s.mu.Lock()
+		sess, cfg, st, running := s.sess, s.cfg, s.status, s.runningLocked()
+		listed := slices.ContainsFunc(s.tools, func(t toolInfo) bool { return t.name == tool })
+		changed := s.changedLocked()
+		s.mu.Unlock()
+		if sess != nil && !sess.ended() {
+			return sess, cfg, listed, nil
+		}
+		// No session, or one that ended and is about to be detached.
+		name := cfg.DisplayName()
+		switch {
+		case st.State == StateFailed:
+			return nil, cfg, false, fmt.Errorf("%w: %s failed: %s", ErrNotConnected, name, st.Reason)
+		case st.State == StateNeedsAuth:
+			return nil, cfg, false, fmt.Errorf("%w: %s needs authorization; sign in from the server's settings", ErrNotConnected, name)
+		case !running:
+			return nil, cfg, false, fmt.Errorf("%w: %s is disconnected; connect it first", ErrNotConnected, name)
+		}
+		if timer == nil {
+			t := time.NewTimer(cfg.Timeout())
+			defer t.Stop()
+			timer = t.C
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, cfg, false, fmt.Errorf("%w: %s is still %s (%v)", ErrNotConnected, name, waitingFor(st), context.Cause(ctx))
+		case <-timer:
+			return nil, cfg, false, fmt.Errorf("%w: %s is still %s after %s", ErrNotConnected, name, waitingFor(st), cfg.Timeout())
+		}
+	}
+}
+
+// waitingFor says what a server without a session but with a supervisor
+// is doing, for an error.
+func waitingFor(st Status) string {
+	if st.State == StateConnecting {
+		return "connecting"
+	}
+	if st.Reason != "" {
+		return "reconnecting: " + st.Reason
+	}
+	return "reconnecting"
 }
 
 // isFrameTooLarge reports whether err is the SDK's refusal of a message

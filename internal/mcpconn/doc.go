@@ -32,6 +32,12 @@
 // us re-list (relistInterval), its progress reports, and how long a call
 // may run (Options.MaxCallDuration, whatever progress it reports).
 //
+// A stdio server's stdout lines that are not JSON-RPC (a "PRAGMA …" banner)
+// are skipped into its log with a warning in its Status, as the TypeScript
+// SDK skips them; a stream that stays noise past a budget still fails. A
+// call that finds its server's session lost waits for the reconnect under
+// way, within the call's deadline, and every error names the true state.
+//
 // Tool names are "<server>__<tool>", sanitized and suffixed with a hash of
 // the exact pair when needed, so they are valid for every provider, unique
 // and stable across restarts.

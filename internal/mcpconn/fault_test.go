@@ -216,21 +216,64 @@ func TestHungServer(t *testing.T) {
 	}
 }
 
+// TestGarbageOnStdout: log lines on stdout (a banner, sqlite's "PRAGMA
+// journal_mode = WAL") are skipped, kept in the server's log as warnings
+// and named once in the status; a stream that never becomes JSON-RPC
+// still fails, saying why.
 func TestGarbageOnStdout(t *testing.T) {
-	m, _ := newTestManager(t, &Options{MaxReconnects: -1})
+	m, rec := newTestManager(t, &Options{MaxReconnects: -1})
 	m.Add(faultConfig(t, "g", "garbage"))
-	st := waitState(t, m, "g", 20*time.Second, StateFailed)
-	if !strings.Contains(st.Reason, "other than JSON-RPC to stdout") || !strings.Contains(st.Reason, "must log to stderr") {
-		t.Errorf("reason = %q", st.Reason)
+	st := waitState(t, m, "g", 20*time.Second, StateConnected, StateFailed)
+	if st.State != StateConnected {
+		t.Fatalf("state %s: %s", st.State, st.Reason)
+	}
+	if st.Warning != stdoutWarning {
+		t.Errorf("warning = %q, want %q", st.Warning, stdoutWarning)
+	}
+	if got := callText(t, m, "g__echo", `{"text":"fine"}`); got != "fine" {
+		t.Errorf("echo = %q", got)
+	}
+	var warned []string
+	for _, l := range m.Stderr("g").Lines(0, 0) {
+		if l.Level == logbuf.LevelWarn && strings.Contains(l.Text, "not JSON-RPC") {
+			warned = append(warned, strings.TrimPrefix(l.Text, markerPrefix+"skipped a line on stdout that is not JSON-RPC: "))
+		}
+	}
+	if diff := cmp.Diff([]string{"Hello from fault server! Listening on stdio...", "PRAGMA journal_mode = WAL"}, warned); diff != "" {
+		t.Errorf("warnings in the log (-want +got):\n%s", diff)
 	}
 
-	// Garbage mid-session ends the session too.
+	// Garbage mid-session is skipped too; the warning is said once.
 	m.Add(faultConfig(t, "g2", "ok"))
 	waitState(t, m, "g2", 20*time.Second, StateConnected)
-	m.CallTool(t.Context(), "g2__garbage-out", nil, nil)
-	st = waitState(t, m, "g2", 20*time.Second, StateFailed)
-	if !strings.Contains(st.Reason, "other than JSON-RPC to stdout") {
-		t.Errorf("mid-session reason = %q", st.Reason)
+	if st, _ := m.Status("g2"); st.Warning != "" {
+		t.Errorf("a clean server has the warning %q", st.Warning)
+	}
+	for range 3 {
+		if got := callText(t, m, "g2__garbage-out", ""); got != "wrote garbage" {
+			t.Errorf("garbage-out = %q", got)
+		}
+	}
+	if st, _ := m.Status("g2"); st.State != StateConnected || st.Warning != stdoutWarning {
+		t.Errorf("after garbage mid-session: %s, warning %q", st.State, st.Warning)
+	}
+	sts, _ := rec.statuses("g2")
+	var warned2 []string
+	for i, st := range sts {
+		if st.Warning != "" && (i == 0 || sts[i-1].Warning == "") {
+			warned2 = append(warned2, st.Warning)
+		}
+	}
+	if len(warned2) != 1 {
+		t.Errorf("the warning appeared %d times in status events, want once", len(warned2))
+	}
+
+	// A stream that never becomes JSON-RPC fails, with the reason.
+	m.Add(faultConfig(t, "n", "never-json"))
+	st = waitState(t, m, "n", 20*time.Second, StateFailed)
+	if !strings.Contains(st.Reason, "other than JSON-RPC to stdout") || !strings.Contains(st.Reason, "must log to stderr") ||
+		!strings.Contains(st.Reason, "still loading the index") {
+		t.Errorf("reason = %q", st.Reason)
 	}
 }
 

@@ -26,6 +26,9 @@ const faultEnv = "SWITCHBOARD_FAULT_SERVER"
 // Node servers.
 const legacyEnv = "SWITCHBOARD_FAULT_LEGACY"
 
+// onceEnv names the file by which the "once" mode knows it ran before.
+const onceEnv = "SWITCHBOARD_FAULT_ONCE"
+
 func TestMain(m *testing.M) {
 	spawn.Run(os.Args[1:]) // the test binary is its own trampoline, as the app is
 	if mode := os.Getenv(faultEnv); mode != "" {
@@ -65,8 +68,11 @@ type hugeIn struct {
 // runFaultServer serves MCP on stdin/stdout until stdin closes.
 //
 // Modes: "ok"; "crash-start" (explains on stderr, exits 3 before serving);
-// "garbage" (prints a banner on stdout first); "flood" (writes ~100 MB of
-// stderr at start, then "flood done"); "hang-ping" (never answers pings).
+// "garbage" (prints a banner on stdout first, as mcp-server-sqlite prints
+// "PRAGMA journal_mode = WAL"); "never-json" (prints log lines on stdout
+// and never serves); "flood" (writes ~100 MB of stderr at start, then
+// "flood done"); "hang-ping" (never answers pings); "once" (serves once:
+// started again, it finds the file named by onceEnv and exits 3).
 func runFaultServer(mode string) {
 	stderr := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	stderr("fault server starting in mode %s", mode)
@@ -74,8 +80,20 @@ func runFaultServer(mode string) {
 	case "crash-start":
 		stderr("fatal: cannot read config /etc/fault-server.json: permission denied")
 		os.Exit(3)
+	case "once":
+		if _, err := os.Stat(os.Getenv(onceEnv)); err == nil {
+			stderr("Error: the database is locked by a previous run")
+			os.Exit(3)
+		}
+		os.WriteFile(os.Getenv(onceEnv), nil, 0o600)
+	case "never-json":
+		for i := 0; ; i++ {
+			fmt.Printf("%s INFO still loading the index, %d files so far\n", time.Now().Format(time.RFC3339), i)
+			time.Sleep(time.Millisecond)
+		}
 	case "garbage":
 		fmt.Println("Hello from fault server! Listening on stdio...")
+		fmt.Println("PRAGMA journal_mode = WAL")
 	case "flood":
 		go func() {
 			w := bufio.NewWriterSize(os.Stderr, 64<<10)

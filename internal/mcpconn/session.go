@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -46,6 +48,8 @@ type session struct {
 	proc        *process      // stdio only
 	ring        *logbuf.Ring  // the server's stderr log
 	rec         *httpRecorder // sse and http only
+	transport   serverconf.Transport
+	url         string // sse and http only
 	protocol    string
 	connectedAt time.Time
 	tools       []*mcp.Tool  // as listed at connect, the ones kept
@@ -131,6 +135,8 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	timer := time.AfterFunc(m.opts.ConnectTimeout, func() { cancel(errConnectTimeout) })
 	s := &session{
 		serverID:     cfg.ID,
+		transport:    cfg.Transport,
+		url:          cfg.URL,
 		ring:         ring,
 		ctx:          ctx,
 		cancel:       cancel,
@@ -227,7 +233,7 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 		s.proc = proc
 		ring.AppendLevel(logbuf.LevelInfo, fmt.Sprintf("%sstarted %s (pid %d)", markerPrefix,
 			strings.Join(append([]string{cfg.Command}, redactArgs(shown)...), " "), proc.cmd.Process.Pid))
-		return proc.transport(), nil
+		return proc.transport(func(line string) { m.noteStdoutNoise(cfg.ID, ring, line) }), nil
 	case serverconf.TransportSSE, serverconf.TransportHTTP:
 		if cfg.URL == "" {
 			return nil, permanent(errors.New("the server has no URL; set one in its settings"))
@@ -283,6 +289,9 @@ func (s *session) classify(err error) error {
 		out.err = fmt.Errorf("%w (HTTP %d); sign in from the server's settings", ErrNeedsAuth, s.rec.needsAuth())
 	case errors.Is(context.Cause(s.ctx), errConnectTimeout):
 		out.err = errors.New("the server did not finish connecting in time")
+		if s.rec != nil {
+			out.err = errors.New("the server did not finish connecting in time; is it running, and can this computer reach it (network, VPN, firewall)?")
+		}
 	case isJSONSyntax(err):
 		// Before the exit check: a server that exits once its stdin
 		// closes would otherwise hide the cause behind "exited".
@@ -295,13 +304,67 @@ func (s *session) classify(err error) error {
 			out.protocolNo = true
 		}
 		out.err = fmt.Errorf("connecting: %w", err)
+		if s.rec != nil {
+			if a := remoteAdvice(s.transport, s.url, err); a != "" {
+				out.err = fmt.Errorf("connecting: %w; %s", err, a)
+			}
+		}
 	}
 	return out
 }
 
+// remoteAdvice suggests the likely fix for a remote server's failed
+// connection: a wrong path, the other transport, a server that is not
+// running or not reachable. The SDK reports an HTTP status by its text
+// only ("sending "initialize": Not Found"), so that text is matched;
+// TestRemoteHeadlines fails if it changes.
+func remoteAdvice(transport serverconf.Transport, rawURL string, err error) string {
+	msg := err.Error()
+	status := func(codes ...int) bool {
+		for _, c := range codes {
+			if strings.HasSuffix(msg, ": "+http.StatusText(c)) || strings.Contains(msg, fmt.Sprintf("%d %s", c, http.StatusText(c))) {
+				return true
+			}
+		}
+		return false
+	}
+	path := ""
+	if u, perr := url.Parse(rawURL); perr == nil {
+		path = u.Path
+	}
+	other := "this may be an SSE server: try the sse transport"
+	if transport == serverconf.TransportSSE {
+		other = "this may be a streamable HTTP server: try the http transport"
+	}
+	switch {
+	case status(http.StatusNotFound):
+		if path == "" {
+			path = "/"
+		}
+		a := fmt.Sprintf("check the URL's path (%s): streamable HTTP servers usually answer at /mcp, SSE servers at /sse", path)
+		if transport == serverconf.TransportSSE && strings.HasSuffix(path, "/mcp") ||
+			transport != serverconf.TransportSSE && strings.HasSuffix(path, "/sse") {
+			a += "; " + other
+		}
+		return a
+	case status(http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusUnsupportedMediaType):
+		return other
+	case strings.Contains(msg, "connection refused"):
+		return "nothing answers at that address: is the server running, and on that port?"
+	case strings.Contains(msg, "no such host"):
+		return "the host name does not resolve: check it, and that this computer is online"
+	case strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "network is unreachable"), strings.Contains(msg, "no route to host"):
+		return "the server may need network access: is this computer online, and is the server reachable from it (VPN, firewall)?"
+	}
+	return ""
+}
+
 func isJSONSyntax(err error) bool {
 	var se *json.SyntaxError
-	return errors.As(err, &se) || strings.Contains(fmt.Sprint(err), "invalid character")
+	var ne *noiseError
+	msg := fmt.Sprint(err)
+	return errors.As(err, &se) || errors.As(err, &ne) || strings.Contains(msg, "invalid character") ||
+		strings.Contains(msg, "lines that are not JSON-RPC")
 }
 
 // exitedWithin reports whether the process exits within d.
@@ -504,19 +567,86 @@ func lastStderr(ring *logbuf.Ring, seq uint64, n int) []string {
 	return out
 }
 
-// stderrHint picks the stderr line that best explains a failure: the last
-// one that looks like an error, else the last one.
+// stderrHint picks the stderr line that best explains a failure, with
+// the likely fix when one is known: the first line naming a specific
+// cause (npm's "404 Not Found", "ENOTFOUND"; npm prints the most specific
+// first), else the last line that looks like an error (a traceback's last
+// line is its message), else the last line. npm's noise is never picked:
+// "npm warn ...", "A complete log of this run can be found in ...", and
+// its bare "code E404" / "errno" lines when a better one follows.
 func stderrHint(lines []string) string {
-	for _, l := range slices.Backward(lines) {
-		if logbuf.GuessLevel(l) == logbuf.LevelError {
-			return l
+	best, bestScore := "", 0
+	for _, l := range lines {
+		score := hintScore(l)
+		// Specific causes: the first wins; error lines: the last.
+		if score > bestScore || score == 2 && bestScore == 2 || score == 1 && bestScore == 1 {
+			best, bestScore = l, score
 		}
 	}
-	if len(lines) > 0 {
-		return lines[len(lines)-1]
+	if best == "" {
+		return ""
+	}
+	best = strings.TrimSpace(best)
+	if len(best) > 240 {
+		best = best[:240] + "…"
+	}
+	if a := stderrAdvice(best); a != "" {
+		best += " (" + a + ")"
+	}
+	return best
+}
+
+// npmNoise matches npm's lines that never explain a failure.
+var npmNoise = regexp.MustCompile(`(?i)^\s*(npm (warn|notice|verb|info)\b|(npm (error|err!)\s+)?a complete log of this run can be found in)`)
+
+// npmPrefix is the prefix of npm's error lines.
+var npmPrefix = regexp.MustCompile(`(?i)^\s*npm (error|err!)`)
+
+// npmBare matches npm's lines that only name an error code ("npm error
+// code E404", "npm error errno ENOTFOUND", "npm error syscall ...").
+var npmBare = regexp.MustCompile(`(?i)^\s*npm (error|err!)\s+(code|errno|syscall)\s`)
+
+// specificCause matches a line that names a cause precisely.
+var specificCause = regexp.MustCompile(`\bE404\b|\b404 Not Found\b|is not in this registry|\bENOTFOUND\b|\bEAI_AGAIN\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bECONNRESET\b|\bENOENT\b|\bEACCES\b|command not found|No such file or directory|ModuleNotFoundError|Cannot find module`)
+
+// looksLikeError matches a line that reports an error in words.
+var looksLikeError = regexp.MustCompile(`\bERR!|\bError:|\berror:|\bError\b|\bFATAL\b|\bfatal\b`)
+
+// hintScore ranks a stderr line as the headline of a failure: 0 noise or
+// blank, 1 an ordinary line, 2 an error, 3 a specific cause.
+func hintScore(l string) int {
+	switch {
+	case npmNoise.MatchString(l),
+		// Blank, or npm's "npm error 404" spacer lines.
+		len(strings.Fields(npmPrefix.ReplaceAllString(l, ""))) <= 1 && npmPrefix.MatchString(l),
+		strings.TrimSpace(l) == "":
+		return 0
+	case npmBare.MatchString(l):
+		return 1
+	case specificCause.MatchString(l):
+		return 3
+	case looksLikeError.MatchString(l) || logbuf.GuessLevel(l) == logbuf.LevelError:
+		return 2
+	default:
+		return 1
+	}
+}
+
+// stderrAdvice is the likely fix for the cause a stderr line names, or "".
+func stderrAdvice(l string) string {
+	switch {
+	case missingPackage.MatchString(l):
+		return "check the package name in the server's arguments"
+	case offline.MatchString(l):
+		return "the server may need network access: npx and uvx download it on first use"
 	}
 	return ""
 }
+
+var (
+	missingPackage = regexp.MustCompile(`\bE404\b|\b404 Not Found\b|is not in this registry`)
+	offline        = regexp.MustCompile(`\bENOTFOUND\b|\bEAI_AGAIN\b|\bETIMEDOUT\b|\bECONNRESET\b|\bECONNREFUSED\b`)
+)
 
 // secretish matches flag names whose value should not reach a log file.
 var secretish = regexp.MustCompile(`(?i)(key|token|secret|passw|auth|credential|dsn|[-_]pat($|=))`)

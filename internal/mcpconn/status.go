@@ -50,6 +50,10 @@ type Status struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Attempt counts reconnect attempts while degraded; zero otherwise.
 	Attempt int `json:"attempt,omitempty"`
+	// Warning says what is wrong with a server that works anyway (it
+	// writes log lines to stdout, which Switchboard skips); empty when
+	// nothing is. It lasts until the server is started again.
+	Warning string `json:"warning,omitempty"`
 }
 
 func (s Status) clone() Status {

@@ -1,6 +1,8 @@
 package mcpconn
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -107,10 +109,168 @@ func startProcess(cfg serverconf.Config, path string, env []string, ring *logbuf
 }
 
 // transport is the SDK transport over the process's stdin and stdout.
-func (p *process) transport() mcp.Transport {
+// Lines of stdout that are not JSON-RPC go to onNoise instead (see
+// stdoutFilter).
+func (p *process) transport(onNoise func(line string)) mcp.Transport {
 	// One message is at most MaxMessageBytes: a server that writes a longer
 	// line loses its connection instead of filling the app's memory.
-	return &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: MaxMessageBytes}
+	return &mcp.IOTransport{Reader: newStdoutFilter(p.stdout, onNoise, time.Now), Writer: p.stdin, MaxLineLength: MaxMessageBytes}
+}
+
+// Bounds on the lines of a stdio server's stdout that are not JSON-RPC.
+const (
+	// maxNoiseBytes is how much of them a server may write before its
+	// first JSON-RPC line, and again in any minute after it; more, and the
+	// connection fails (a stream that never becomes JSON-RPC is not
+	// waited on). A line counts at least noiseLineCost bytes, so the
+	// bound is also one of about a thousand lines.
+	maxNoiseBytes = 64 << 10
+	noiseLineCost = 64
+	// noiseWindow is the "minute" of maxNoiseBytes after the first message.
+	noiseWindow = time.Minute
+	// maxNoiseLine is how much of one such line is kept for the log.
+	maxNoiseLine = 1 << 10
+)
+
+// A noiseError ends a connection whose stdout carried more than
+// maxNoiseBytes of lines that are not JSON-RPC.
+type noiseError struct {
+	first       string // the first skipped line of the stretch
+	beforeFirst bool   // before the first JSON-RPC line
+}
+
+func (e *noiseError) Error() string {
+	when := "in a minute"
+	if e.beforeFirst {
+		when = "before its first message"
+	}
+	return fmt.Sprintf("more than %d KiB of lines that are not JSON-RPC %s, the first %q", maxNoiseBytes>>10, when, e.first)
+}
+
+// A stdoutFilter passes a stdio server's JSON-RPC lines through and
+// drops the others, as the official TypeScript SDK does: some servers
+// print a banner or a log line on stdout (mcp-server-sqlite prints
+// "PRAGMA journal_mode = WAL"). A line is JSON-RPC when, past leading
+// whitespace, it starts with '{' or '['; the SDK still rejects one that
+// is malformed. Each dropped line (cut at maxNoiseLine) goes to onNoise;
+// more than maxNoiseBytes of them end the stream with a noiseError. The
+// filter holds at most its 64 KiB read buffer and one cut line: a JSON
+// line streams through, bounded by the SDK's MaxLineLength.
+type stdoutFilter struct {
+	r       *bufio.Reader
+	closer  io.Closer
+	onNoise func(string)
+	now     func() time.Time
+
+	inJSON   bool // inside a JSON-RPC line: pass bytes up to '\n'
+	inNoise  bool // inside another line: drop bytes up to '\n'
+	seenJSON bool
+	line     []byte // the dropped line so far, up to maxNoiseLine
+	lineLen  int    // its full length
+
+	spent       int       // noise bytes counted against maxNoiseBytes
+	windowStart time.Time // after seenJSON: when spent was last reset
+	first       string    // the first dropped line since then
+	err         error     // sticky
+}
+
+func newStdoutFilter(r io.ReadCloser, onNoise func(string), now func() time.Time) *stdoutFilter {
+	if onNoise == nil {
+		onNoise = func(string) {}
+	}
+	return &stdoutFilter{r: bufio.NewReaderSize(r, 64<<10), closer: r, onNoise: onNoise, now: now}
+}
+
+// Close closes the underlying stdout.
+func (f *stdoutFilter) Close() error { return f.closer.Close() }
+
+func (f *stdoutFilter) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for f.err == nil {
+		if f.inNoise {
+			chunk, err := f.r.ReadSlice('\n')
+			f.lineLen += len(chunk)
+			if room := maxNoiseLine - len(f.line); room > 0 {
+				f.line = append(f.line, chunk[:min(room, len(chunk))]...)
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err == nil || len(f.line) > 0 {
+				f.endNoise()
+			}
+			if err != nil && f.err == nil {
+				f.err = err
+			}
+			continue
+		}
+		if f.r.Buffered() == 0 {
+			if _, err := f.r.Peek(1); err != nil {
+				f.err = err
+				break
+			}
+		}
+		buf, _ := f.r.Peek(f.r.Buffered())
+		if !f.inJSON {
+			switch buf[0] {
+			case ' ', '\t', '\r', '\n':
+				// Whitespace: the SDK's decoder skips it.
+				n := 1
+				for n < len(buf) && n < len(p) && strings.IndexByte(" \t\r\n", buf[n]) >= 0 {
+					n++
+				}
+				copy(p, buf[:n])
+				f.r.Discard(n)
+				return n, nil
+			case '{', '[':
+				f.inJSON, f.seenJSON = true, true
+			default:
+				f.inNoise, f.line, f.lineLen = true, f.line[:0], 0
+				continue
+			}
+		}
+		n := len(buf)
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			n = i + 1
+		}
+		n = copy(p, buf[:n])
+		if buf[n-1] == '\n' {
+			f.inJSON = false
+		}
+		f.r.Discard(n)
+		return n, nil
+	}
+	return 0, f.err
+}
+
+// endNoise hands the dropped line to onNoise and counts it, failing the
+// stream past the bound.
+func (f *stdoutFilter) endNoise() {
+	f.inNoise = false
+	text := strings.TrimRight(string(f.line), "\r\n")
+	if f.lineLen > len(f.line) {
+		text += "…"
+	}
+	if f.seenJSON {
+		if now := f.now(); f.windowStart.IsZero() || now.Sub(f.windowStart) >= noiseWindow {
+			f.windowStart, f.spent, f.first = now, 0, ""
+		}
+	}
+	if f.first == "" {
+		f.first = text
+	}
+	f.spent += max(f.lineLen, noiseLineCost)
+	if f.spent > maxNoiseBytes {
+		first := f.first
+		if len(first) > 200 {
+			first = first[:200] + "…"
+		}
+		f.err = &noiseError{first: first, beforeFirst: !f.seenJSON}
+		return
+	}
+	f.onNoise(text)
 }
 
 // stop ends the process the way the MCP spec asks, but quickly: close its

@@ -33,6 +33,33 @@ type server struct {
 	// notes are the last listing's notes (see toolListing.notes), so a
 	// server re-listing the same tools does not repeat them in its log.
 	notes []string
+	// warning is Status.Warning, kept here so that every status of this
+	// run carries it; empty until the run notices something.
+	warning string
+	// changed is closed (and forgotten) whenever sess, status or run
+	// changes, so that a call can wait for a reconnect under way; nil
+	// until someone waits (see changedLocked).
+	changed chan struct{}
+	// lastTools are the registry's tools of the last session, kept after
+	// it ended (until the next one is attached) so that a call of one of
+	// them can wait for the reconnect, or say truly why it cannot.
+	lastTools []Tool
+}
+
+// changedLocked returns the channel closed at the next change; s.mu is held.
+func (s *server) changedLocked() <-chan struct{} {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+// signalLocked wakes the waiters of changedLocked; s.mu is held.
+func (s *server) signalLocked() {
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 }
 
 // A run is one supervisor goroutine: it connects, watches and reconnects
@@ -77,11 +104,17 @@ func (s *server) startRun(base context.Context) {
 	ctx, cancel := context.WithCancel(base)
 	r := &run{cancel: cancel, done: make(chan struct{})}
 	s.run = r
+	s.warning = ""
 	s.mu.Unlock()
 	// Shown at once, so a caller that just asked to connect sees it.
 	s.setStatus(func(st *Status) { *st = Status{State: StateConnecting} })
 	go func() {
-		defer close(r.done)
+		defer func() {
+			close(r.done)
+			s.mu.Lock()
+			s.signalLocked()
+			s.mu.Unlock()
+		}()
 		defer cancel()
 		s.supervise(ctx)
 	}()
@@ -112,6 +145,8 @@ func (s *server) updateStatus(f func(*Status), emit bool) {
 	old := s.status.clone()
 	f(&s.status)
 	s.status.ServerID = s.id
+	s.status.Warning = s.warning
+	s.signalLocked()
 	st := s.status.clone()
 	s.mu.Unlock()
 	if !emit || reflect.DeepEqual(old, st) {
@@ -234,7 +269,7 @@ func (s *server) fail(err error, seq uint64) {
 func (s *server) attach(sess *session) {
 	tools := sess.listing.tools
 	s.mu.Lock()
-	s.sess, s.tools = sess, tools
+	s.sess, s.tools, s.lastTools = sess, tools, nil
 	s.mu.Unlock()
 	s.noteListing(sess.listing)
 	s.m.rebuildRegistry()
@@ -262,12 +297,44 @@ func (s *server) noteListing(l *toolListing) {
 	}
 }
 
+// stdoutWarning is Status.Warning of a server that writes lines other
+// than JSON-RPC on stdout.
+const stdoutWarning = "the server writes log lines to stdout, which is for JSON-RPC only; Switchboard skips them (they are in the server's log as warnings), but the server should write them to stderr"
+
+// noteStdoutNoise keeps a line that server id wrote on stdout and that is
+// not JSON-RPC in its log, as a warning, and says so once in its status.
+func (m *Manager) noteStdoutNoise(id string, ring *logbuf.Ring, line string) {
+	ring.AppendLevel(logbuf.LevelWarn, markerPrefix+"skipped a line on stdout that is not JSON-RPC: "+line)
+	m.mu.Lock()
+	s := m.servers[id]
+	m.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	first := s.warning == ""
+	s.warning = stdoutWarning
+	s.mu.Unlock()
+	if first {
+		m.log.Warn("server writes lines other than JSON-RPC to stdout", "server", id, "line", line)
+		s.setStatus(func(*Status) {})
+	}
+}
+
 // detachSession stops the live session, if any, for reason (nil: a plain
-// disconnect) and takes its tools out of the registry.
+// disconnect) and takes its tools out of the registry; when the session
+// was lost (reason not nil), they stay in lastTools.
 func (s *server) detachSession(reason error) {
+	s.m.mu.Lock()
+	last := s.m.regTools[s.id]
+	s.m.mu.Unlock()
 	s.mu.Lock()
 	sess := s.sess
 	s.sess, s.tools = nil, nil
+	if sess != nil && reason != nil { // lost, not disconnected on purpose
+		s.lastTools = last
+	}
+	s.signalLocked()
 	s.mu.Unlock()
 	if sess == nil {
 		return

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,7 +18,9 @@ import (
 // misbehaves on demand; its value is the mode. (internal/mcpconn has a
 // fuller one for its unit tests; this one has what the drills need.)
 //
-// Modes: "ok"; "garbage" (a banner on stdout before serving); "flood"
+// Modes: "ok"; "garbage" (a banner on stdout before serving); "sqlite"
+// (what mcp-server-sqlite prints on stdout before serving, and again on
+// every call); "never-json" (log lines on stdout, never serving); "flood"
 // (about 100 MB on stderr from the start, then "flood done"); "hostile"
 // (see hostileMode).
 // Tools: echo {text}; hang (returns only when cancelled, saying so on
@@ -52,6 +55,13 @@ func runFaultServer(mode string) {
 	switch mode {
 	case "garbage":
 		fmt.Println("Drill server v1.0 listening on stdio... (this banner is not JSON-RPC)")
+	case "sqlite":
+		fmt.Println("PRAGMA journal_mode = WAL")
+	case "never-json":
+		for i := 0; ; i++ {
+			fmt.Printf("INFO indexing, %d files so far\n", i)
+			time.Sleep(time.Millisecond)
+		}
 	case "flood":
 		go func() {
 			w := bufio.NewWriterSize(os.Stderr, 64<<10)
@@ -68,6 +78,9 @@ func runFaultServer(mode string) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		if mode == "sqlite" {
+			fmt.Println("PRAGMA journal_mode = WAL")
+		}
 		return text(in.Text), nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."}, func(ctx context.Context, _ *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {

@@ -181,10 +181,11 @@ func TestDrillHangingTool(t *testing.T) {
 	}
 }
 
-// TestDrillMisbehavingServers runs three bad servers in one app: one
-// writes a banner on stdout, one floods 100 MB of stderr, one returns a
-// 10 MB result. The first fails with a reason that says what to fix, the
-// flood stays in bounded logs, the huge result reaches the model cut, with
+// TestDrillMisbehavingServers runs bad servers in one app: one writes
+// sqlite's "PRAGMA journal_mode = WAL" on stdout, one writes nothing but
+// log lines there, one floods 100 MB of stderr, one returns a 10 MB result.
+// The first works, with a warning that says what to fix; the second fails
+// with a reason that does; the flood stays in bounded logs, the huge result reaches the model cut, with
 // a notice, and the app's memory stays bounded. mcpconn's
 // TestGarbageOnStdout, TestStderrFloodStaysBounded and TestHugeResult cover
 // each alone in the manager; chat's TestResultIsCutForTheModelButKeptWhole
@@ -192,13 +193,33 @@ func TestDrillHangingTool(t *testing.T) {
 func TestDrillMisbehavingServers(t *testing.T) {
 	mem := watchMemory(t)
 	a := newApp(t, appOptions{servers: []serverconf.Config{
-		faultConfig(t, "garbage", "garbage"), faultConfig(t, "flood", "flood"), faultConfig(t, "big", "ok"),
+		faultConfig(t, "sqlite", "sqlite"), faultConfig(t, "garbage", "never-json"),
+		faultConfig(t, "flood", "flood"), faultConfig(t, "big", "ok"),
 	}, replies: []llmtest.Reply{
 		call("call_huge", "big__huge", `{"bytes": 10000000}`),
 		llmtest.Text("That was a lot of digits."),
 	}})
 
-	st := a.waitState("garbage", 30*time.Second, mcpconn.StateFailed)
+	st := a.waitState("sqlite", 30*time.Second, mcpconn.StateConnected)
+	t.Logf("the user sees for the sqlite-style server: %s", st.Warning)
+	if !strings.Contains(st.Warning, "stdout") || !strings.Contains(st.Warning, "stderr") {
+		t.Errorf("warning %q does not say the server logs to stdout and should log to stderr", st.Warning)
+	}
+	for range 2 { // sqlite prints its PRAGMA line on every call, too
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := a.svc.Manager.CallTool(ctx, "sqlite__echo", []byte(`{"text":"rows"}`), nil)
+		cancel()
+		if err != nil || res.ForModel(0) != "rows" {
+			t.Errorf("a call of the sqlite-style server: %v", err)
+		}
+	}
+	if !slices.ContainsFunc(a.svc.Manager.Stderr("sqlite").Lines(0, 0), func(l logLine) bool {
+		return strings.HasSuffix(l.Text, "PRAGMA journal_mode = WAL")
+	}) {
+		t.Error("the skipped stdout line is not in the server's log")
+	}
+
+	st = a.waitState("garbage", 30*time.Second, mcpconn.StateFailed)
 	t.Logf("the user sees for the garbage server: %s", st.Reason)
 	if !strings.Contains(st.Reason, "JSON-RPC") || !strings.Contains(st.Reason, "stderr") {
 		t.Errorf("reason %q does not say the server printed non-JSON-RPC to stdout and should log to stderr", st.Reason)

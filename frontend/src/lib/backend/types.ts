@@ -114,6 +114,8 @@ export interface ServerStatus {
   connectedAt?: number;
   protocolVersion?: string;
   attempt?: number;
+  /** What is wrong with a server that works anyway (it logs to stdout); absent when nothing is. */
+  warning?: string;
 }
 
 /** mcpconn.Tool */
@@ -128,6 +130,8 @@ export interface Tool {
   inputSchema: unknown;
   annotations?: Record<string, unknown>;
   enabled: boolean;
+  /** Meant for the server's own view (MCP Apps): never offered to a model. */
+  appOnly?: boolean;
 }
 
 /** mcpconn.ToolsEvent, the payload of server:tools. */
