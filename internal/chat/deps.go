@@ -26,6 +26,10 @@ type Tool struct {
 	// it (mcpconn.Tool.DefinitionHash); empty when unknown. Grants and
 	// calls are pinned to it.
 	DefinitionHash string `json:"definitionHash,omitempty"`
+	// AppOnly is set when the server meant the tool for its own view only
+	// (mcpconn.Tool.AppOnly): it is never offered to a model, and a
+	// model's call of it is refused as of an unknown tool.
+	AppOnly bool `json:"appOnly,omitempty"`
 }
 
 // Key is how a conversation's tool selection names the tool: ToolKey of

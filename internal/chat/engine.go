@@ -44,6 +44,10 @@ type Options struct {
 	Store *store.Store
 	// Provider resolves a conversation's provider to a client.
 	Provider ProviderFunc
+	// ToolLimits returns the tool limits of a provider ("" means the
+	// default) without building a client, which reads its key from the
+	// keyring; the tool picker asks often. Nil means Provider's client's.
+	ToolLimits func(ctx context.Context, providerID string) llm.ToolLimits
 	// Tools is where tools come from; nil offers none.
 	Tools ToolSource
 	// Approver decides tool calls; nil refuses every call.

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,9 +13,11 @@ import (
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
-// Limits past which the tools a conversation offers draw a warning.
+// Limits past which the tools a conversation offers draw a warning. The
+// most tools a request may carry is the provider's (llm.ToolLimits).
 const (
-	// MaxOfferedTools is the most tools many providers accept (OpenAI: 128).
+	// MaxOfferedTools is the tool count warned about when the provider's
+	// own limit is unknown (OpenAI's: 128).
 	MaxOfferedTools = 128
 	// ToolContextShare is the share of the context the tools' names,
 	// descriptions and schemas may take (estimated at 4 bytes a token).
@@ -120,7 +123,9 @@ type ToolSet struct {
 }
 
 // ToolsFor returns every tool with whether the conversation offers it, and
-// a warning when the offered ones are too many or too large.
+// a warning when the offered ones are more than the conversation's
+// provider takes or too large. Tools a server meant for its own view
+// (Tool.AppOnly) are not listed: they are never offered to a model.
 func (e *Engine) ToolsFor(ctx context.Context, convID string) (ToolSet, error) {
 	conv, err := e.opts.Store.Conversation(ctx, convID)
 	if err != nil {
@@ -130,12 +135,29 @@ func (e *Engine) ToolsFor(ctx context.Context, convID string) (ToolSet, error) {
 	sel := e.selection(conv, tools)
 	set, allowed := ToolSet{Selection: sel, Tools: []ToolChoice{}}, sel.set()
 	for _, t := range tools {
+		if t.AppOnly {
+			continue
+		}
 		set.Tools = append(set.Tools, ToolChoice{Key: t.Key(), Name: t.Name, Server: t.ServerName, Description: t.Description,
 			Enabled: t.Enabled, Selected: allowed.allows(t.Key())})
 	}
-	offered, warning := e.offer(tools, sel)
+	offered, warning := e.offer(tools, sel, e.toolLimits(ctx, conv))
 	set.Offered, set.EstimatedTokens, set.Warning = len(offered), toolTokens(offered), warning
 	return set, nil
+}
+
+// toolLimits are the limits of the conversation's provider; when it cannot
+// be resolved, those of an unknown provider.
+func (e *Engine) toolLimits(ctx context.Context, conv store.Conversation) llm.ToolLimits {
+	if e.opts.ToolLimits != nil {
+		return e.opts.ToolLimits(ctx, conv.ProviderID)
+	}
+	if e.opts.Provider != nil {
+		if client, _, err := e.opts.Provider(ctx, conv.ProviderID); err == nil && client != nil {
+			return client.ToolLimits()
+		}
+	}
+	return llm.ToolLimitsFor("")
 }
 
 // SetTools stores the conversation's tool selection; nil restores the
@@ -183,23 +205,71 @@ func (e *Engine) currentSelection(ctx context.Context, conv store.Conversation, 
 }
 
 // offer returns the tools to send with a request and a warning if they are
-// too many or too large.
-func (e *Engine) offer(tools []Tool, sel ToolSelection) ([]llm.Tool, string) {
+// more than limits allow or too large for the context. A tool the server
+// meant for its own view (AppOnly) is never offered, and each exposed name
+// is offered once, the first tool that has it winning: a provider refuses
+// a request that names a tool twice.
+func (e *Engine) offer(tools []Tool, sel ToolSelection, limits llm.ToolLimits) ([]llm.Tool, string) {
 	var out []llm.Tool
-	allowed := sel.set()
+	var from []Tool
+	allowed, seen := sel.set(), make(map[string]bool)
 	for _, t := range tools {
-		if t.Enabled && allowed.allows(t.Key()) {
+		if t.Enabled && !t.AppOnly && !seen[t.Name] && allowed.allows(t.Key()) {
+			seen[t.Name] = true
 			out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+			from = append(from, t)
 		}
 	}
 	tokens, budget := toolTokens(out), int(float64(e.opts.ContextTokens)*ToolContextShare)
+	max, provider := limits.MaxTools, cmp.Or(limits.Provider, "the provider")
 	switch {
-	case len(out) > MaxOfferedTools:
-		return out, fmt.Sprintf("%d tools are on for this conversation; many providers accept at most %d. Switch off the ones it does not need.", len(out), MaxOfferedTools)
+	case max > 0 && len(out) > max && limits.Documented:
+		return out, fmt.Sprintf("%d tools are on, more than %s accepts (%d); the largest: %s. Switch off the ones this conversation does not need.",
+			len(out), provider, max, largestServers(from))
+	case max > 0 && len(out) > max:
+		return out, fmt.Sprintf("%d tools are on; %s may accept no more than %d (OpenAI's limit, which many providers share); the largest: %s. Switch off the ones this conversation does not need.",
+			len(out), provider, max, largestServers(from))
 	case tokens > budget:
-		return out, fmt.Sprintf("The tools' descriptions take about %d tokens, more than a quarter of a %d-token context. Switch off the ones this conversation does not need.", tokens, e.opts.ContextTokens)
+		return out, fmt.Sprintf("The tools' descriptions take about %d tokens, more than a quarter of a %d-token context; the largest: %s. Switch off the ones this conversation does not need.",
+			tokens, e.opts.ContextTokens, largestServers(from))
 	}
 	return out, ""
+}
+
+// largestServers names the (at most three) servers whose offered tools
+// take the most bytes: "desktop-commander (41 tools, 38 KB), playwright
+// (21 tools, 20 KB)".
+func largestServers(tools []Tool) string {
+	type cost struct {
+		name         string
+		tools, bytes int
+	}
+	var costs []*cost
+	byServer := map[string]*cost{}
+	for _, t := range tools {
+		c := byServer[t.ServerID]
+		if c == nil {
+			c = &cost{name: cmp.Or(t.ServerName, t.ServerID)}
+			byServer[t.ServerID] = c
+			costs = append(costs, c)
+		}
+		c.tools++
+		c.bytes += len(t.Name) + len(t.Description) + len(t.InputSchema)
+	}
+	slices.SortStableFunc(costs, func(a, b *cost) int { return cmp.Compare(b.bytes, a.bytes) })
+	var parts []string
+	for _, c := range costs[:min(3, len(costs))] {
+		n := "tools"
+		if c.tools == 1 {
+			n = "tool"
+		}
+		size := fmt.Sprintf("%d bytes", c.bytes)
+		if c.bytes >= 1024 {
+			size = fmt.Sprintf("%d KB", (c.bytes+512)/1024)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d %s, %s)", c.name, c.tools, n, size))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // toolTokens estimates the tokens tools take: bytes / 4.
@@ -223,9 +293,13 @@ const MaxToolCallsPerReply = 16
 // order the calls end; the history puts them back in the calls' order for
 // the model).
 func (e *Engine) runTools(ctx, save context.Context, conv store.Conversation, msg store.Message, calls []llm.ToolCall, tools []Tool) {
+	// As offer does: a tool meant for the server's view is unknown to the
+	// model, and of two tools with one name the first is the one offered.
 	byName := make(map[string]Tool, len(tools))
 	for _, t := range tools {
-		byName[t.Name] = t
+		if _, dup := byName[t.Name]; !t.AppOnly && !dup {
+			byName[t.Name] = t
+		}
 	}
 	sel := e.currentSelection(save, conv, tools).set()
 	run, over := calls, []llm.ToolCall(nil)

@@ -22,7 +22,7 @@ func (t toolSource) Tools() []chat.Tool {
 	for i, x := range tools {
 		out[i] = chat.Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
 			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint,
-			DefinitionHash: x.DefinitionHash}
+			DefinitionHash: x.DefinitionHash, AppOnly: x.AppOnly}
 	}
 	return out
 }

@@ -118,8 +118,22 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 		}
 	}
 	s.Chat = chat.NewEngine(&chat.Options{
-		Store:               c.Store,
-		Provider:            provider,
+		Store:    c.Store,
+		Provider: provider,
+		// From the stored base URL: the picker asks often, and a client
+		// would read the key from the keyring each time.
+		ToolLimits: func(ctx context.Context, id string) llm.ToolLimits {
+			if id == "" {
+				if cur, err := LoadSettings(ctx, c.Store); err == nil {
+					id = cur.DefaultProviderID
+				}
+			}
+			rec, err := s.Providers.Record(ctx, id)
+			if err != nil {
+				return llm.ToolLimitsFor("")
+			}
+			return llm.ToolLimitsFor(rec.BaseURL)
+		},
 		Tools:               toolSource{m: s.Manager},
 		Approver:            approver{s.Broker},
 		Emitter:             em,

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +81,9 @@ type providerDetail struct {
 	Message string
 	Code    string
 	Type    string
-	HTML    bool // the body was an HTML page, not JSON
+	// Param names the request field the provider objects to ("tools").
+	Param string
+	HTML  bool // the body was an HTML page, not JSON
 }
 
 func (d providerDetail) String() string {
@@ -103,7 +106,11 @@ func (c *Client) classify(ctx context.Context, err error, ex *exchange, ph phase
 	var reqErr *openai.RequestError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
-		return classifyStatus(apiErr.HTTPStatusCode, ex.header, detailFromAPIError(apiErr), ph, c.baseURL)
+		d := detailFromAPIError(apiErr)
+		if len(ex.errBody) > 0 {
+			d = parseErrorBody(ex.errBody)
+		}
+		return classifyStatus(apiErr.HTTPStatusCode, ex.header, d, ph, c.baseURL)
 	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
 		return classifyStatus(reqErr.HTTPStatusCode, ex.header, parseErrorBody(reqErr.Body), ph, c.baseURL)
 	case errors.As(err, &apiErr):
@@ -179,8 +186,46 @@ func classifyStatus(status int, header http.Header, d providerDetail, ph phase, 
 	case status == http.StatusNotFound:
 		return fmt.Errorf("%w: the model or endpoint does not exist there; pick a model from the list%s", ErrBadRequest, detail())
 	}
-	return fmt.Errorf("%w%s", ErrBadRequest, detail())
+	return &rejectedError{provider: ProviderName(baseURL), status: status, d: d}
 }
+
+// A rejectedError is a request the provider refused as invalid (a 4xx not
+// handled otherwise), said as a sentence: who refused, their reason, and
+// what to do. It matches ErrBadRequest.
+type rejectedError struct {
+	provider string
+	status   int
+	d        providerDetail
+}
+
+func (e *rejectedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s rejected the request (HTTP %d)", e.provider, e.status)
+	if s := e.d.String(); s != "" {
+		b.WriteString(": ")
+		b.WriteString(strings.TrimRight(s, ". "))
+	}
+	b.WriteString(". ")
+	if e.aboutTools() {
+		b.WriteString("Switch off the tools this conversation does not need (the tools button by the message box), or pick a model that accepts them.")
+	} else {
+		b.WriteString("Check the model and the provider's settings in Settings → Providers, or pick another model.")
+	}
+	return b.String()
+}
+
+// aboutTools reports whether the provider objects to the request's tools.
+func (e *rejectedError) aboutTools() bool {
+	if e.d.Param == "tools" || strings.HasPrefix(e.d.Param, "tools[") || strings.HasPrefix(e.d.Param, "tools.") {
+		return true
+	}
+	m := strings.ToLower(e.d.Message)
+	return strings.Contains(m, "'tools'") || strings.Contains(m, "tools[") || strings.Contains(m, "too many tools") ||
+		strings.Contains(m, "tools.") || strings.Contains(m, "function name") || strings.Contains(m, "tool_choice")
+}
+
+// Is reports whether target is ErrBadRequest.
+func (e *rejectedError) Is(target error) bool { return target == ErrBadRequest }
 
 // classifyStreamError maps an error the provider reported inside the stream.
 func classifyStreamError(d providerDetail) error {
@@ -208,8 +253,33 @@ func isContextLength(d providerDetail) bool {
 	return false
 }
 
-func detailFromAPIError(e *openai.APIError) providerDetail {
-	return providerDetail{Message: e.Message, Code: codeString(e.Code), Type: e.Type}
+func detailFromAPIError(e *openai.APIError) providerDetail { return detailFromAPIErrorDepth(e, 0) }
+
+// maxErrorNesting bounds how many JSON bodies inside messages are opened.
+const maxErrorNesting = 3
+
+// readable makes the message a sentence: a message that is itself an
+// error body (OpenRouter passes on the upstream provider's body as the
+// message, as escaped JSON) is opened, an HTML page is named as such, and
+// the rest is clipped.
+func (d providerDetail) readable(depth int) providerDetail {
+	m := strings.TrimSpace(d.Message)
+	switch {
+	case m == "":
+	case (m[0] == '{' || m[0] == '<') && depth < maxErrorNesting:
+		inner := parseErrorBodyDepth([]byte(m), depth+1)
+		if inner.HTML {
+			d.Message, d.HTML = "", true
+			break
+		}
+		if inner.Message != "" && inner.Message != m {
+			d.Message = inner.Message
+			d.Code, d.Type, d.Param = cmp.Or(d.Code, inner.Code), cmp.Or(d.Type, inner.Type), cmp.Or(d.Param, inner.Param)
+		}
+	default:
+		d.Message = snippet([]byte(m))
+	}
+	return d
 }
 
 func codeString(code any) string {
@@ -226,7 +296,9 @@ func codeString(code any) string {
 // parseErrorBody reads an error body in any of the shapes providers use:
 // {"error":{"message":…}}, {"error":"…"}, an unwrapped {"message":…,"code":…}
 // (Cerebras), {"detail":…}, or not JSON at all.
-func parseErrorBody(body []byte) providerDetail {
+func parseErrorBody(body []byte) providerDetail { return parseErrorBodyDepth(body, 0) }
+
+func parseErrorBodyDepth(body []byte, depth int) providerDetail {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '<' {
 		return providerDetail{HTML: true}
@@ -244,8 +316,31 @@ func parseErrorBody(body []byte) providerDetail {
 	d := providerDetail{Code: codeString(raw.Code), Type: raw.Type}
 	if len(raw.Error) > 0 && raw.Error[0] == '{' {
 		var inner openai.APIError
+		// metadata.raw is the upstream provider's own body (OpenRouter);
+		// read apart, as APIError has its own UnmarshalJSON.
+		var meta struct {
+			Metadata struct {
+				Raw any `json:"raw"`
+			} `json:"metadata"`
+		}
 		if json.Unmarshal(raw.Error, &inner) == nil {
-			return detailFromAPIError(&inner)
+			_ = json.Unmarshal(raw.Error, &meta)
+			d := detailFromAPIErrorDepth(&inner, depth)
+			var upstream string
+			switch r := meta.Metadata.Raw.(type) {
+			case string:
+				upstream = r
+			case map[string]any:
+				b, _ := json.Marshal(r)
+				upstream = string(b)
+			}
+			if upstream != "" && depth < maxErrorNesting {
+				if u := (providerDetail{Message: upstream}).readable(depth + 1); u.Message != "" {
+					d.Message = u.Message
+					d.Param = cmp.Or(d.Param, u.Param)
+				}
+			}
+			return d
 		}
 	}
 	for _, m := range []json.RawMessage{raw.Error, raw.Message, raw.Detail} {
@@ -257,7 +352,15 @@ func parseErrorBody(body []byte) providerDetail {
 	if d.Message == "" {
 		d.Message = snippet(trimmed)
 	}
-	return d
+	return d.readable(depth)
+}
+
+func detailFromAPIErrorDepth(e *openai.APIError, depth int) providerDetail {
+	d := providerDetail{Message: e.Message, Code: codeString(e.Code), Type: e.Type}
+	if e.Param != nil {
+		d.Param = *e.Param
+	}
+	return d.readable(depth)
 }
 
 // jsonText returns a JSON string's value, or the JSON itself for anything

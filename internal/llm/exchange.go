@@ -20,7 +20,14 @@ type exchange struct {
 	status int
 	header http.Header
 	tail   *tailReader
+	// errBody is the start of an error response's body (maxErrorBody):
+	// go-openai keeps only the fields of OpenAI's shape, and the sentence
+	// a user needs may be elsewhere (OpenRouter's metadata.raw).
+	errBody []byte
 }
+
+// maxErrorBody bounds how much of an error body is read.
+const maxErrorBody = 64 << 10
 
 type exchangeKey struct{}
 
@@ -42,6 +49,12 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 	if ex != nil && resp != nil {
 		ex.status = resp.StatusCode
 		ex.header = resp.Header
+		if resp.StatusCode >= 400 && resp.Body != nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			ex.errBody = body
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		if ex.keepTail && resp.StatusCode < 300 {
 			ex.tail = &tailReader{ReadCloser: resp.Body}
 			resp.Body = ex.tail

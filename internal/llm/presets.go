@@ -22,7 +22,40 @@ type Preset struct {
 	NeedsKey bool `json:"needsKey"`
 	// Local is true for servers that run on this machine.
 	Local bool `json:"local"`
+	// Tools is what the provider accepts of a request's tools.
+	Tools ToolLimits `json:"-"`
 }
+
+// ToolLimits are what a provider accepts of one request's tools.
+type ToolLimits struct {
+	// Provider names the provider in messages ("OpenAI").
+	Provider string
+	// MaxTools is the most tools one request may carry; zero means no
+	// known limit.
+	MaxTools int
+	// MaxNameLength is the longest tool name accepted; zero means no known
+	// limit. (mcpconn's exposed names are at most 64 characters of
+	// [a-zA-Z0-9_-], which every preset accepts.)
+	MaxNameLength int
+	// Documented is false when the limits are assumed, not published.
+	Documented bool
+}
+
+// Tool limits. OpenAI documents 128 tools per request and names of at most
+// 64 characters of [a-zA-Z0-9_-] (API reference, chat/completions
+// "tools" and "function.name"). Groq, Cerebras and OpenRouter publish no
+// count; they are given OpenAI's, which their OpenAI-compatible endpoints
+// (and, for OpenRouter, many upstream models) follow. Ollama and LM Studio
+// run locally and set no count: the context is their limit.
+var (
+	openAITools  = ToolLimits{Provider: "OpenAI", MaxTools: 128, MaxNameLength: 64, Documented: true}
+	assumedTools = ToolLimits{MaxTools: 128, MaxNameLength: 64}
+	localTools   = ToolLimits{MaxNameLength: 64}
+)
+
+func assumed(name string) ToolLimits { l := assumedTools; l.Provider = name; return l }
+
+func local(name string) ToolLimits { l := localTools; l.Provider = name; return l }
 
 // DefaultPresetID is the preset a new install starts with.
 const DefaultPresetID = "cerebras"
@@ -31,14 +64,53 @@ const DefaultPresetID = "cerebras"
 const CustomPresetID = "custom"
 
 var presets = []Preset{
-	{ID: "cerebras", Name: "Cerebras", BaseURL: "https://api.cerebras.ai/v1", KeyEnv: "CEREBRAS_API_KEY", NeedsKey: true},
-	{ID: "openai", Name: "OpenAI", BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY", NeedsKey: true},
-	{ID: "groq", Name: "Groq", BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY", NeedsKey: true},
-	{ID: "openrouter", Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY", NeedsKey: true},
-	{ID: "ollama", Name: "Ollama", BaseURL: "http://localhost:11434/v1", Local: true},
-	{ID: "lmstudio", Name: "LM Studio", BaseURL: "http://localhost:1234/v1", Local: true},
+	{ID: "cerebras", Name: "Cerebras", BaseURL: "https://api.cerebras.ai/v1", KeyEnv: "CEREBRAS_API_KEY", NeedsKey: true, Tools: assumed("Cerebras")},
+	{ID: "openai", Name: "OpenAI", BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY", NeedsKey: true, Tools: openAITools},
+	{ID: "groq", Name: "Groq", BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY", NeedsKey: true, Tools: assumed("Groq")},
+	{ID: "openrouter", Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY", NeedsKey: true, Tools: assumed("OpenRouter")},
+	{ID: "ollama", Name: "Ollama", BaseURL: "http://localhost:11434/v1", Local: true, Tools: local("Ollama")},
+	{ID: "lmstudio", Name: "LM Studio", BaseURL: "http://localhost:1234/v1", Local: true, Tools: local("LM Studio")},
 	{ID: CustomPresetID, Name: "Custom (OpenAI-compatible)"},
 }
+
+// ToolLimitsFor returns the tool limits of the provider at baseURL: those
+// of the preset whose base URL has the same host, or, for any other
+// provider, OpenAI's count (many OpenAI-compatible servers copy it),
+// marked as not documented.
+func ToolLimitsFor(baseURL string) ToolLimits {
+	if p, ok := presetByHost(baseURL); ok {
+		return p.Tools
+	}
+	return assumed(ProviderName(baseURL))
+}
+
+// ProviderName names the provider at baseURL for messages: the preset's
+// name ("OpenAI"), or "the provider at HOST".
+func ProviderName(baseURL string) string {
+	if p, ok := presetByHost(baseURL); ok {
+		return p.Name
+	}
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		return "the provider at " + u.Host
+	}
+	return "the provider"
+}
+
+func presetByHost(baseURL string) (Preset, bool) {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return Preset{}, false
+	}
+	for _, p := range presets {
+		if pu, err := url.Parse(p.BaseURL); err == nil && p.BaseURL != "" && strings.EqualFold(pu.Host, u.Host) {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// ToolLimits returns the limits of the client's provider (ToolLimitsFor).
+func (c *Client) ToolLimits() ToolLimits { return ToolLimitsFor(c.baseURL) }
 
 // Presets returns the known providers, the default first. The slice is a
 // copy the caller may keep.

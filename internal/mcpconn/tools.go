@@ -33,6 +33,11 @@ type Tool struct {
 	// Enabled is false when the user switched the tool off
 	// (serverconf.Config.DisabledTools); such a tool cannot be called.
 	Enabled bool `json:"enabled"`
+	// AppOnly is set when the server marks the tool for its own view only
+	// (MCP Apps: _meta.ui.visibility without "model"): it is never offered
+	// to a model, but stays callable for the server's view. False (the
+	// field absent) means visible to both.
+	AppOnly bool `json:"appOnly,omitempty"`
 	// Fingerprint is serverconf.Fingerprint of the server's config: what
 	// approval grants are tied to.
 	Fingerprint string `json:"fingerprint"`
@@ -63,6 +68,7 @@ type toolInfo struct {
 	name, title, description string
 	schema, annotations      json.RawMessage
 	definitionHash           string
+	appOnly                  bool
 }
 
 // Bounds on what one server lists; Options.MaxTools bounds how many tools.
@@ -224,7 +230,7 @@ func (e examples) tools() string {
 // prepareTool bounds and cleans one listed tool. clipped reports a clipped
 // description, schemaNote why the schema was replaced (empty if it was not).
 func prepareTool(t *mcp.Tool) (ti toolInfo, clipped bool, schemaNote string) {
-	ti = toolInfo{name: t.Name, definitionHash: definitionHash(t)}
+	ti = toolInfo{name: t.Name, definitionHash: definitionHash(t), appOnly: appOnly(t.Meta)}
 	ti.title, _ = clipBytes(t.Title, maxTitleBytes)
 	if d, cut := clipBytes(t.Description, maxDescriptionBytes); cut {
 		ti.description = d + fmt.Sprintf("\n[description clipped: %s bytes, showing the first %s]",
@@ -243,6 +249,27 @@ func prepareTool(t *mcp.Tool) (ti toolInfo, clipped bool, schemaNote string) {
 		}
 	}
 	return ti, clipped, schemaNote
+}
+
+// appOnly reports whether a tool's _meta marks it for the server's view
+// only: the MCP Apps extension's _meta.ui.visibility, a list of "model" and
+// "app", without "model". An absent or unreadable visibility means both,
+// as the extension specifies.
+func appOnly(meta mcp.Meta) bool {
+	ui, ok := meta["ui"].(map[string]any)
+	if !ok {
+		return false
+	}
+	list, ok := ui["visibility"].([]any)
+	if !ok {
+		return false
+	}
+	for _, v := range list {
+		if v == "model" {
+			return false
+		}
+	}
+	return true
 }
 
 // clipBytes cuts s to at most max bytes on a character boundary, and
@@ -314,7 +341,7 @@ func (m *Manager) rebuildRegistry() {
 				Name: names[k], ServerID: p.id, ServerName: p.name, OriginalName: t.name,
 				Title: t.title, Description: t.description, InputSchema: t.schema, Annotations: t.annotations,
 				Enabled: !slices.Contains(p.disabled, t.name), Fingerprint: p.fingerprint,
-				DefinitionHash: t.definitionHash,
+				DefinitionHash: t.definitionHash, AppOnly: t.appOnly,
 			}
 			list = append(list, tool)
 			byName[tool.Name] = k

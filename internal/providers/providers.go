@@ -156,23 +156,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 // Client returns a client for the provider and its default model. An empty
 // id means the first configured provider.
 func (s *Service) Client(ctx context.Context, id string) (*llm.Client, store.Provider, error) {
-	var rec store.Provider
-	if id == "" {
-		all, err := s.Store.Providers(ctx)
-		if err != nil {
-			return nil, rec, err
-		}
-		if len(all) == 0 {
-			return nil, rec, ErrNoProvider
-		}
-		rec = all[0]
-	} else {
-		var err error
-		if rec, err = s.Store.Provider(ctx, id); errors.Is(err, store.ErrNotFound) {
-			return nil, rec, fmt.Errorf("provider %q is not configured; add it in Settings → Providers", id)
-		} else if err != nil {
-			return nil, rec, err
-		}
+	rec, err := s.Record(ctx, id)
+	if err != nil {
+		return nil, rec, err
 	}
 	key, err := s.Secrets.Get(rec.KeyRef)
 	if errors.Is(err, secrets.ErrNotFound) {
@@ -185,6 +171,26 @@ func (s *Service) Client(ctx context.Context, id string) (*llm.Client, store.Pro
 	}
 	c, err := llm.NewClient(llm.ProviderConfig{BaseURL: rec.BaseURL, APIKey: key, HTTPClient: s.HTTPClient, Logger: s.Log})
 	return c, rec, err
+}
+
+// Record returns provider id's stored record ("" means the first one),
+// without its key.
+func (s *Service) Record(ctx context.Context, id string) (store.Provider, error) {
+	if id == "" {
+		all, err := s.Store.Providers(ctx)
+		if err != nil {
+			return store.Provider{}, err
+		}
+		if len(all) == 0 {
+			return store.Provider{}, ErrNoProvider
+		}
+		return all[0], nil
+	}
+	rec, err := s.Store.Provider(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return rec, fmt.Errorf("provider %q is not configured; add it in Settings → Providers", id)
+	}
+	return rec, err
 }
 
 // Test checks that a provider answers and lists models.

@@ -65,6 +65,8 @@ export class ChatStore {
   #draft = $state<Draft>({ providerId: '', model: '', tools: null, systemPrompt: null });
   #highlight = $state<number | null>(null);
   #warnings = $state<Record<string, string>>({});
+  /** The backend's warning about a conversation's tools, by conversation: known before a request. */
+  #toolWarnings = $state<Record<string, string>>({});
   #callsTimer: ReturnType<typeof setTimeout> | undefined;
   #openToken = 0;
   /** Counts chat:message events of the open conversation. */
@@ -132,6 +134,10 @@ export class ChatStore {
   /** A warning about the open conversation (too many tools, say). */
   get warning(): string {
     return this.#convId ? (this.#warnings[this.#convId] ?? '') : '';
+  }
+  /** The backend's warning about the open conversation's tools (more than its provider accepts, say), before anything is sent. */
+  get toolWarning(): string {
+    return this.#convId ? (this.#toolWarnings[this.#convId] ?? '') : '';
   }
   get draft(): Draft {
     return this.#draft;
@@ -539,6 +545,18 @@ export class ChatStore {
       this.#conversations.patch(id, { providerId, model });
     } catch (e) {
       this.#actionError = `Could not change the model: ${errorMessage(e)}`;
+    }
+  }
+
+  /** Asks the backend whether the open conversation's tools draw a warning (ToolSet.warning). */
+  async checkTools(): Promise<void> {
+    const id = this.#convId;
+    if (!id) return;
+    try {
+      const set = await this.#backend.conversationTools(id);
+      this.#toolWarnings[id] = set.warning ?? '';
+    } catch {
+      // the warning is advice; without it the chat works
     }
   }
 

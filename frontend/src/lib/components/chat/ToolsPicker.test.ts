@@ -53,4 +53,10 @@ describe('ToolsPicker', () => {
     await settle();
     expect(be.callsOf('setConversationTools')).toEqual([['c1', { only: ['a/x', 'a/y'] }]]);
   });
+
+  it("leaves out a tool its server meant for its own view (never offered to a model)", async () => {
+    await setup([server('v', [tool('v', 'show', 'v__show'), { ...tool('v', 'draw', 'v__draw'), appOnly: true }])]);
+    expect(screen.getAllByTestId('tool-option').map((el) => el.dataset.tool)).toEqual(['v__show']);
+    expect(screen.getByTestId('tools-picker').textContent).toContain('all (1)');
+  });
 });
