@@ -68,7 +68,7 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 		return 1
 	}
 
-	out := &askPrinter{env: env}
+	out := &askPrinter{env: env, tools: toolLine{w: env.Stderr, tty: isTerminalWriter(env.Stderr)}}
 	opts := &core.ServiceOptions{Emitter: out}
 	if *baseURL != "" {
 		url, key := *baseURL, os.Getenv("SWITCHBOARD_API_KEY")
@@ -258,6 +258,9 @@ type askPrinter struct {
 	policy askPolicy
 	conv   string
 
+	// tools prints tool-call activity and progress (progress.go).
+	tools toolLine
+
 	mu        sync.Mutex
 	wroteText bool
 	prompts   sync.WaitGroup
@@ -288,18 +291,14 @@ func (p *askPrinter) Emit(name string, payload any) {
 		if !ok {
 			return
 		}
-		switch t.Status {
-		case chat.ToolRunning:
-			fmt.Fprintf(p.env.Stderr, "\n[tool %s on %s: running]\n", t.Tool, t.Server)
-		case chat.ToolDone, chat.ToolFailed, chat.ToolDenied, chat.ToolCancelled:
-			detail := t.Result
-			if t.Error != "" {
-				detail = t.Error
-			}
-			if len(detail) > 400 {
-				detail = detail[:400] + "…"
-			}
-			fmt.Fprintf(p.env.Stderr, "[tool %s: %s in %d ms] %s\n", t.Tool, t.Status, t.DurationMs, detail)
+		p.mu.Lock()
+		afterText := p.wroteText
+		p.mu.Unlock()
+		p.tools.event(t, afterText)
+	case chat.EventWarning:
+		// Sent before the request it is about (too many tools, say).
+		if w, ok := payload.(chat.WarningEvent); ok && w.Message != "" {
+			fmt.Fprintf(p.env.Stderr, "switchboard: warning: %s\n", w.Message)
 		}
 	case chat.EventStatus:
 		if s, ok := payload.(chat.StatusEvent); ok && s.State == chat.StateRetrying {
@@ -356,6 +355,7 @@ func (p *askPrinter) decide(r approval.Request) {
 }
 
 func (p *askPrinter) finish() {
+	p.tools.end()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.wroteText {

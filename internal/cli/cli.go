@@ -61,7 +61,63 @@ func Run(ctx context.Context, env *Env, args []string) int {
 		usage(env.Stderr)
 		return 2
 	}
+	if wantsHelp(args[1:]) {
+		commandHelp(ctx, env, args[0], cmd)
+		return 0
+	}
 	return cmd.run(ctx, env, args[1:])
+}
+
+// wantsHelp reports whether args (before a "--") ask for help. It is
+// checked before a command runs, so help never opens the data directory.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// commandHelp prints a command's help to stdout.
+func commandHelp(ctx context.Context, env *Env, name string, cmd command) {
+	if name == "ask" {
+		// ask's flags describe themselves; its flag set prints them and
+		// stops before anything is opened.
+		fmt.Fprintf(env.Stdout, "switchboard ask: %s\n\n", cmd.summary)
+		runAsk(ctx, &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stdout}, []string{"-h"})
+		return
+	}
+	text, ok := helpText[name]
+	if !ok {
+		text = "Usage: switchboard " + name + "\n"
+	}
+	fmt.Fprintf(env.Stdout, "switchboard %s: %s.\n\n%s\n", name, cmd.summary, strings.TrimRight(text, "\n"))
+}
+
+// helpText is the usage of each command but ask.
+var helpText = map[string]string{
+	"version": "Usage: switchboard version",
+	"paths":   "Usage: switchboard paths",
+	"doctor":  "Usage: switchboard doctor\n\nExits 1 when something is broken; creates the data directory if it is missing.",
+	"servers": `Usage:
+  switchboard servers [list]             list the configured MCP servers
+  switchboard servers import FILE        import a claude_desktop_config.json, .vscode/mcp.json or ~/.cursor/mcp.json
+                                         (- reads standard input); all or nothing
+  switchboard servers export [-format F] print the servers as claude, vscode or cursor JSON
+  switchboard servers remove ID          delete a server, its grants and its secrets
+  switchboard servers disable ID         keep a server but do not start it
+  switchboard servers enable ID          start a disabled server again
+  switchboard servers set-secret ID NAME set env variable (local server) or header (remote server) NAME
+                                         to the value read from standard input, kept in the OS keyring`,
+	"providers": `Usage:
+  switchboard providers [list]
+  switchboard providers add [-id ID] [-preset P] [-base-url URL] [-model M] [-key-stdin]
+  switchboard providers test ID
+  switchboard providers remove ID`,
 }
 
 func usage(w io.Writer) {

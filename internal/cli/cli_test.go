@@ -75,22 +75,25 @@ func TestAskWithoutProvider(t *testing.T) {
 	}
 }
 
-func TestServersImportReportsAndRefusesGarbage(t *testing.T) {
+// TestServersImportIsAllOrNothing: one bad entry (a command that is not a
+// string, a URL without a scheme) fails the whole import, the error names
+// each bad server and field, and nothing is saved.
+func TestServersImportIsAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
-	os.WriteFile(file, []byte(`{"mcpServers": {"files": {"command": "mcp-files", "args": ["/tmp"]}, "bad": {"command": 7}}}`), 0o600)
-	code, stdout, _ := run(t, dir, "", "servers", "import", file)
-	if code != 1 || !strings.Contains(stdout, "added    files") || !strings.Contains(stdout, "failed") {
-		t.Fatalf("exit %d; stdout %q", code, stdout)
-	}
-	os.WriteFile(file, []byte(`not json at all`), 0o600)
+	os.WriteFile(file, []byte(`{"mcpServers": {"files": {"command": "mcp-files", "args": ["/tmp"]}, "bad": {"command": 7}, "noscheme": {"url": "example.com/mcp"}}}`), 0o600)
 	code, _, stderr := run(t, dir, "", "servers", "import", file)
-	if code != 1 || !strings.Contains(stderr, "Nothing was imported") {
+	if code != 1 || !strings.Contains(stderr, "Nothing was imported") || !strings.Contains(stderr, `"bad": command`) || !strings.Contains(stderr, `"noscheme": url`) {
 		t.Fatalf("exit %d; stderr %q", code, stderr)
 	}
-	code, stdout, _ = run(t, dir, "", "servers", "list")
-	if code != 0 || !strings.Contains(stdout, "files") || strings.Contains(stdout, "bad") {
-		t.Fatalf("list: exit %d; stdout %q", code, stdout)
+	code, stdout, _ := run(t, dir, "", "servers", "list")
+	if code != 0 || strings.Contains(stdout, "files") {
+		t.Fatalf("list after a refused import: exit %d; stdout %q", code, stdout)
+	}
+	os.WriteFile(file, []byte(`not json at all`), 0o600)
+	code, _, stderr = run(t, dir, "", "servers", "import", file)
+	if code != 1 || !strings.Contains(stderr, "Nothing was imported") {
+		t.Fatalf("exit %d; stderr %q", code, stderr)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // not; the caller closes the Core. CLI commands take no instance lock: the
 // database is shared safely (WAL), so they work while the window is open.
 func openCore(ctx context.Context, env *Env) (*core.Core, *core.Services, bool) {
-	c, err := core.Open(ctx, nil)
+	c, err := core.Open(ctx, testCoreOptions)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
 		return nil, nil, false
@@ -29,3 +29,7 @@ func openCore(ctx context.Context, env *Env) (*core.Core, *core.Services, bool) 
 	}
 	return c, s, true
 }
+
+// testCoreOptions, when set by a test, replaces the defaults of openCore
+// (a keyring that works, say); nil in the program.
+var testCoreOptions *core.Options

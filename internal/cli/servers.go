@@ -2,19 +2,24 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"github.com/switchboard-app/switchboard/internal/store"
 )
 
 func init() {
-	register("servers", "list, import (Claude Desktop, VS Code, Cursor) and export MCP servers", runServers)
+	register("servers", "list, import (Claude Desktop, VS Code, Cursor), export, remove, enable, disable MCP servers and set their secrets", runServers)
 	doctorExtras = append(doctorExtras, doctorServers)
 }
 
@@ -39,9 +44,92 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 			return 2
 		}
 		return serversExport(ctx, env, *format)
+	case "remove", "enable", "disable":
+		if len(args) != 2 {
+			fmt.Fprintf(env.Stderr, "usage: switchboard servers %s ID   (IDs: switchboard servers list)\n", args[0])
+			return 2
+		}
+		return serversChange(ctx, env, args[0], args[1])
+	case "set-secret":
+		if len(args) != 3 {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers set-secret ID NAME   (the value is read from standard input)")
+			return 2
+		}
+		return serversSetSecret(ctx, env, args[1], args[2])
 	}
-	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, import FILE, export [-format F])\n", args[0])
+	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, import FILE, export [-format F], remove ID, enable ID, disable ID, set-secret ID NAME)\n", args[0])
 	return 2
+}
+
+// serversChange removes, enables or disables a server. The configs are
+// handed to the connection manager, which is not started: nothing
+// connects, so a server that crashes at start can be dealt with here.
+func serversChange(ctx context.Context, env *Env, verb, id string) int {
+	c, s, ok := openCore(ctx, env)
+	if !ok {
+		return 1
+	}
+	defer c.Close()
+	if err := s.Servers.Start(ctx); err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	var err error
+	switch verb {
+	case "remove":
+		err = s.Servers.Delete(ctx, id)
+	case "enable", "disable":
+		err = s.Servers.SetEnabled(ctx, id, verb == "enable")
+	}
+	if errors.Is(err, store.ErrNotFound) || (err != nil && strings.Contains(err.Error(), "no server")) {
+		fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	fmt.Fprintf(env.Stdout, "%sd server %s\n", verb, id)
+	return 0
+}
+
+// serversSetSecret keeps the value on stdin (less one trailing newline) in
+// the keyring as the server's env variable or header NAME.
+func serversSetSecret(ctx context.Context, env *Env, id, name string) int {
+	data, err := io.ReadAll(io.LimitReader(env.Stdin, 64<<10))
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard: reading the value from standard input:", err)
+		return 1
+	}
+	value := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
+	if value == "" {
+		fmt.Fprintf(env.Stderr, "switchboard: no value on standard input; e.g. printf '%%s' \"$TOKEN\" | switchboard servers set-secret %s %s\n", id, name)
+		return 2
+	}
+	c, s, ok := openCore(ctx, env)
+	if !ok {
+		return 1
+	}
+	defer c.Close()
+	if !c.Keyring.Persistent {
+		fmt.Fprintf(env.Stderr, "switchboard: the OS keyring is not available (%s), so the value cannot be kept; nothing was changed. %s\n", c.Keyring.Problem, c.Keyring.Advice)
+		return 1
+	}
+	if err := s.Servers.Start(ctx); err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	cfg, err := s.Servers.SetSecret(ctx, id, name, value)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	what := "env variable"
+	if cfg.Transport != serverconf.TransportStdio {
+		what = "header"
+	}
+	fmt.Fprintf(env.Stdout, "set %s %s of server %s (kept in the OS keyring)\n", what, name, id)
+	return 0
 }
 
 func serversList(ctx context.Context, env *Env) int {
@@ -77,10 +165,11 @@ func serversList(ctx context.Context, env *Env) int {
 func serversImport(ctx context.Context, env *Env, file string) int {
 	var data []byte
 	var err error
+	dir := "" // stdin has no directory: relative paths are left and warned about
 	if file == "-" {
 		data, err = io.ReadAll(env.Stdin)
-	} else {
-		data, err = os.ReadFile(file)
+	} else if data, err = os.ReadFile(file); err == nil {
+		dir, err = filepath.Abs(filepath.Dir(file))
 	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard: reading", file+":", err)
@@ -91,25 +180,33 @@ func serversImport(ctx context.Context, env *Env, file string) int {
 		return 1
 	}
 	defer c.Close()
-	rep, err := s.Servers.Import(ctx, data)
+	rep, err := s.Servers.ImportFile(ctx, data, dir)
 	if err != nil {
+		if rep != nil {
+			printReport(env.Stdout, rep, false)
+		}
 		fmt.Fprintf(env.Stderr, "switchboard: %s: %v\nNothing was imported.\n", file, err)
 		return 1
 	}
-	printReport(env.Stdout, rep)
-	if !c.Keyring.Persistent && hasSecrets(rep.Added) {
-		fmt.Fprintf(env.Stderr, "warning: the OS keyring is not available (%s), so the secret values of these servers were not kept; set them again in the app's server settings. %s\n", c.Keyring.Problem, c.Keyring.Advice)
-	}
-	if len(rep.Failed) > 0 {
-		return 1
+	printReport(env.Stdout, rep, true)
+	if lost := droppedSecrets(rep); !c.Keyring.Persistent && len(lost) > 0 {
+		fmt.Fprintf(env.Stderr, "warning: the OS keyring is not available (%s), so these secret values were not kept: %s. "+
+			"Set each again once the keyring works (printf '%%s' \"$VALUE\" | switchboard servers set-secret ID NAME) or in the app's server settings. %s\n",
+			c.Keyring.Problem, strings.Join(lost, ", "), c.Keyring.Advice)
 	}
 	return 0
 }
 
-func printReport(w io.Writer, rep *serverconf.ImportReport) {
+// printReport prints what an import found; saved says whether its servers
+// were added, or only would have been (the import was refused as a whole).
+func printReport(w io.Writer, rep *serverconf.ImportReport, saved bool) {
 	fmt.Fprintf(w, "Format: %s\n", rep.Format)
+	verb := "added   "
+	if !saved {
+		verb = "valid   "
+	}
 	for _, cfg := range rep.Added {
-		fmt.Fprintf(w, "added    %s (%s)\n", cfg.ID, cfg.Transport)
+		fmt.Fprintf(w, "%s %s (%s)\n", verb, cfg.ID, cfg.Transport)
 	}
 	for _, n := range rep.Skipped {
 		fmt.Fprintf(w, "skipped  %s\n", n)
@@ -122,6 +219,10 @@ func printReport(w io.Writer, rep *serverconf.ImportReport) {
 	}
 	for _, in := range rep.NeedsInput {
 		fmt.Fprintf(w, "needs a value: %+v (set it in the app's server form)\n", in)
+	}
+	if !saved {
+		fmt.Fprintf(w, "%d valid, %d skipped, %d failed\n", len(rep.Added), len(rep.Skipped), len(rep.Failed))
+		return
 	}
 	fmt.Fprintf(w, "%d added, %d skipped, %d failed\n", len(rep.Added), len(rep.Skipped), len(rep.Failed))
 }
@@ -186,18 +287,31 @@ func doctorServers(ctx context.Context, env *Env, report func(ok bool, what, det
 	return true
 }
 
-func hasSecrets(cfgs []serverconf.Config) bool {
-	for _, c := range cfgs {
-		for _, v := range c.Env {
-			if v.SecretRef != "" {
-				return true
+// droppedSecrets names each secret value the import moved to the keyring
+// ("server search env SEARCH_API_KEY"); those the file did not hold (VS
+// Code inputs) are not counted.
+func droppedSecrets(rep *serverconf.ImportReport) []string {
+	asked := map[string]bool{}
+	for _, in := range rep.NeedsInput {
+		asked[in.Ref] = true
+	}
+	var out []string
+	for _, c := range rep.Added {
+		for _, f := range []struct {
+			what string
+			vals map[string]serverconf.Value
+		}{{"env", c.Env}, {"header", c.Headers}} {
+			for _, name := range slices.Sorted(maps.Keys(f.vals)) {
+				if ref := f.vals[name].SecretRef; ref != "" && !asked[ref] {
+					out = append(out, fmt.Sprintf("server %s %s %s", c.ID, f.what, name))
+				}
 			}
 		}
-		for _, v := range c.Headers {
-			if v.SecretRef != "" {
-				return true
+		for i, a := range c.Args {
+			if strings.Contains(a, "${secret:") {
+				out = append(out, fmt.Sprintf("server %s args[%d] (a password in a URL)", c.ID, i))
 			}
 		}
 	}
-	return false
+	return out
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -87,13 +89,41 @@ type ImportReport struct {
 	NeedsInput []SecretInput `json:"needsInput,omitempty"`
 }
 
+// Err returns an error naming every entry in Failed (server and field),
+// or nil when there is none. An import is all or nothing: a caller saves
+// Added only when Err is nil.
+func (r *ImportReport) Err() error {
+	if len(r.Failed) == 0 {
+		return nil
+	}
+	parts := make([]string, len(r.Failed))
+	for i, n := range r.Failed {
+		parts[i] = n.String()
+	}
+	return fmt.Errorf("%d of the file's servers are not valid, so nothing was imported; fix them in the file (or remove them) and import again: %s",
+		len(r.Failed), strings.Join(parts, "; "))
+}
+
 // Import reads a Claude Desktop, VS Code or Cursor MCP config file, detecting
 // the format. existing are the configs already saved: an entry with the
 // same ID or Fingerprint as one of them, or as an earlier entry of the file,
 // is skipped. Import returns an error only when the file as a whole cannot
 // be read (not JSON, no servers object); a bad entry goes to Failed and the
-// others are still read.
+// others are still read, so that the report names every bad entry.
+//
+// Import has no directory to resolve relative paths against (pasted text):
+// a relative command or script path is left as written, with a warning.
 func Import(data []byte, existing []Config) (*ImportReport, error) {
+	return ImportFile(data, existing, "")
+}
+
+// ImportFile is Import of a file in directory dir: a relative command
+// ("./server.js") and arguments naming files that exist relative to dir
+// ("build/index.js") are made absolute, as the other apps run them from
+// there, and the report's warnings say so. A server with a cwd is left
+// alone (its paths are relative to the cwd), except that a relative cwd is
+// resolved against dir.
+func ImportFile(data []byte, existing []Config, dir string) (*ImportReport, error) {
 	if len(data) > MaxImportSize {
 		return nil, fmt.Errorf("file is too large (%d bytes; at most %d)", len(data), MaxImportSize)
 	}
@@ -127,7 +157,7 @@ func Import(data []byte, existing []Config) (*ImportReport, error) {
 		r.Format = FormatCursor
 	}
 
-	imp := &importer{report: r, inputs: r.parseInputs(inputsRaw)}
+	imp := &importer{report: r, inputs: r.parseInputs(inputsRaw), dir: dir}
 	for _, c := range existing {
 		imp.seen = append(imp.seen, seenServer{id: c.ID, fingerprint: Fingerprint(&c), name: c.DisplayName(), existing: true})
 	}
@@ -236,6 +266,7 @@ type importer struct {
 	report *ImportReport
 	inputs map[string]InputPrompt
 	seen   []seenServer // existing configs, then entries of the file
+	dir    string       // the file's directory; empty when unknown
 }
 
 func (imp *importer) entry(name string, raw json.RawMessage) {
@@ -252,7 +283,7 @@ func (imp *importer) entry(name string, raw json.RawMessage) {
 	}
 	imp.seen = append(imp.seen, seenServer{id: id, name: name})
 
-	e := &entryParser{format: r.Format, name: name, id: id, inputs: imp.inputs}
+	e := &entryParser{format: r.Format, name: name, id: id, inputs: imp.inputs, dir: imp.dir}
 	cfg, err := e.parse(raw)
 	if err != nil {
 		r.Failed = append(r.Failed, ImportNote{Server: name, ID: id, Message: err.Error()})
@@ -298,6 +329,7 @@ type entryParser struct {
 	format   Format
 	name, id string
 	inputs   map[string]InputPrompt
+	dir      string // relative paths resolve against it; empty when unknown
 
 	warnings []string
 	needs    []SecretInput
@@ -388,6 +420,7 @@ func (e *entryParser) parse(raw json.RawMessage) (*Config, error) {
 		if cfg.Env, err = e.values(f, "env", EnvSecretRef); err != nil {
 			return nil, err
 		}
+		e.resolvePaths(cfg)
 	} else {
 		for _, k := range []string{"command", "args", "env", "cwd"} {
 			if _, ok := f[k]; ok {
@@ -658,4 +691,70 @@ func urlPath(raw string) string {
 		return ""
 	}
 	return strings.TrimSuffix(u.Path, "/")
+}
+
+// resolvePaths makes a stdio config's relative command, script arguments
+// and cwd absolute against the file's directory, or warns that they are
+// relative when the directory is unknown.
+func (e *entryParser) resolvePaths(cfg *Config) {
+	if cfg.Cwd != "" {
+		if !filepath.IsAbs(cfg.Cwd) && !expansion.MatchString(cfg.Cwd) {
+			cfg.Cwd = e.resolve("cwd", cfg.Cwd)
+		}
+		return // command and args are relative to the cwd
+	}
+	if isRelativePath(cfg.Command) {
+		cfg.Command = e.resolve("command", cfg.Command)
+	}
+	for i, a := range cfg.Args {
+		if !looksLikeRelativeFile(a) && (e.dir == "" || !isRelativePath(a) || strings.HasPrefix(a, "@") || strings.ContainsAny(a, ":=")) {
+			continue
+		}
+		if e.dir == "" {
+			e.warnf("args[%d] %q looks like a relative path; with no file to resolve it against, it is relative to the directory "+
+				"Switchboard runs in: make it absolute", i, a)
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(e.dir, a)); err == nil && st.Mode().IsRegular() {
+			cfg.Args[i] = e.resolve(fmt.Sprintf("args[%d]", i), a)
+		}
+	}
+}
+
+// resolve returns path made absolute against e.dir, with a note in the
+// report, or path unchanged with a warning when there is no directory.
+func (e *entryParser) resolve(field, path string) string {
+	if e.dir == "" {
+		e.warnf("%s %q is a relative path; with no file to resolve it against, it is relative to the directory "+
+			"Switchboard runs in: make it absolute", field, path)
+		return path
+	}
+	abs := filepath.Join(e.dir, path)
+	e.warnf("%s %q was resolved against the config file's directory: %s", field, path, abs)
+	return abs
+}
+
+// isRelativePath reports whether a command is a relative path ("./x",
+// "bin/x") rather than a name looked up on PATH or an absolute path.
+func isRelativePath(s string) bool {
+	return s != "" && !filepath.IsAbs(s) && strings.ContainsAny(s, `/\`) && !expansion.MatchString(s)
+}
+
+// scriptExts are the extensions of scripts a runtime (node, python, deno,
+// bun) is given as an argument.
+var scriptExts = []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".py", ".jar"}
+
+// looksLikeRelativeFile reports whether an argument may be a relative path
+// to a file: not a flag, URL, npm package (@scope/name), absolute path or
+// ${...} expression, and either starting with ./ or ../, or containing a
+// separator or ending in a script extension.
+func looksLikeRelativeFile(a string) bool {
+	if a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "/") || strings.HasPrefix(a, "-") || strings.HasPrefix(a, "@") ||
+		strings.Contains(a, "://") || strings.Contains(a, "=") || expansion.MatchString(a) {
+		return false
+	}
+	if strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") || strings.HasPrefix(a, `.\`) || strings.HasPrefix(a, `..\`) {
+		return true
+	}
+	return slices.Contains(scriptExts, strings.ToLower(filepath.Ext(a)))
 }

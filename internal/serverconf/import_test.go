@@ -526,3 +526,91 @@ func TestImportRefusesKeyringReferences(t *testing.T) {
 		}
 	}
 }
+
+// TestImportErrNamesEveryBadServer: a file with one URL lacking its scheme
+// among good servers is refused as a whole, and the error names the server
+// and the field.
+func TestImportErrNamesEveryBadServer(t *testing.T) {
+	r, err := Import([]byte(`{"mcpServers": {
+		"good": {"command": "mcp-good"},
+		"noscheme": {"url": "example.com/mcp"},
+		"badargs": {"command": "x", "args": [7]}
+	}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Err()
+	if err == nil {
+		t.Fatalf("Err() = nil with failed entries %v", notes(r.Failed))
+	}
+	for _, want := range []string{`"noscheme": url`, `"badargs": args[0]`, "nothing was imported"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	ok, _ := Import([]byte(`{"mcpServers": {"good": {"command": "mcp-good"}}}`), nil)
+	if ok.Err() != nil {
+		t.Errorf("Err() of a clean import = %v", ok.Err())
+	}
+}
+
+// TestImportFileResolvesRelativePaths: a relative command and a script
+// argument that exists next to the config file are made absolute against
+// the file's directory, and the report says so; without a directory they
+// are left alone with a warning.
+func TestImportFileResolvesRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "build"), 0o700)
+	os.WriteFile(filepath.Join(dir, "build", "index.js"), []byte("//"), 0o600)
+	os.WriteFile(filepath.Join(dir, "server.js"), []byte("//"), 0o600)
+	data := []byte(`{"mcpServers": {
+		"node": {"command": "node", "args": ["build/index.js", "--port", "3000", "@scope/pkg", "missing.js"]},
+		"local": {"command": "./server.js"},
+		"withcwd": {"command": "./run.sh", "args": ["x.js"], "cwd": "sub"},
+		"npx": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}
+	}}`)
+	r, err := ImportFile(data, nil, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Config{
+		stdio("node", "node", "node", filepath.Join(dir, "build", "index.js"), "--port", "3000", "@scope/pkg", "missing.js"),
+		stdio("local", "local", filepath.Join(dir, "server.js")),
+		with(stdio("withcwd", "withcwd", "./run.sh", "x.js"), func(c *Config) { c.Cwd = filepath.Join(dir, "sub") }),
+		stdio("npx", "npx", "npx", "-y", "@modelcontextprotocol/server-memory"),
+	}
+	if diff := cmp.Diff(want, r.Added, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Added (-want +got):\n%s", diff)
+	}
+	ws := strings.Join(notes(r.Warnings), "\n")
+	for _, w := range []string{
+		`server "node": args[0] "build/index.js" was resolved against the config file's directory: ` + filepath.Join(dir, "build", "index.js"),
+		`server "local": command "./server.js" was resolved against the config file's directory`,
+		`server "withcwd": cwd "sub" was resolved`,
+	} {
+		if !strings.Contains(ws, w) {
+			t.Errorf("warnings lack %q:\n%s", w, ws)
+		}
+	}
+
+	// Pasted text: no directory, so nothing changes, with warnings.
+	r, err = Import(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Added[0].Args[0]; got != "build/index.js" {
+		t.Errorf("without a directory, args[0] = %q", got)
+	}
+	if got := r.Added[1].Command; got != "./server.js" {
+		t.Errorf("without a directory, command = %q", got)
+	}
+	ws = strings.Join(notes(r.Warnings), "\n")
+	for _, w := range []string{`server "node": args[0] "build/index.js" looks like a relative path`, `server "local": command "./server.js" is a relative path`} {
+		if !strings.Contains(ws, w) {
+			t.Errorf("warnings lack %q:\n%s", w, ws)
+		}
+	}
+	if strings.Contains(ws, "server-memory") {
+		t.Errorf("an npm package was taken for a path:\n%s", ws)
+	}
+}

@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/oauth"
@@ -244,6 +246,63 @@ func (s *Service) SetToolEnabled(ctx context.Context, id, tool string, enabled b
 	return s.Manager.Update(cfg)
 }
 
+// SetEnabled switches a server on or off. It does not validate the stored
+// config, so a server whose config no longer passes can still be disabled.
+func (s *Service) SetEnabled(ctx context.Context, id string, enabled bool) error {
+	rec, err := s.Store.Server(ctx, id)
+	if err != nil {
+		return fmt.Errorf("server %q: %w", id, err)
+	}
+	var cfg serverconf.Config
+	if err := json.Unmarshal([]byte(rec.Config), &cfg); err != nil {
+		return err
+	}
+	cfg.ID, cfg.Enabled = rec.ID, enabled
+	if err := s.Store.PutServers(ctx, record(cfg)); err != nil {
+		return err
+	}
+	return s.Manager.Update(cfg)
+}
+
+// SetSecret stores value in the keyring under the server's own entry for
+// env variable name (a local server) or header name (a remote one), and
+// makes the config refer to it.
+func (s *Service) SetSecret(ctx context.Context, id, name, value string) (serverconf.Config, error) {
+	cfgs, err := s.Configs(ctx)
+	if err != nil {
+		return serverconf.Config{}, err
+	}
+	i := slices.IndexFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id })
+	if i < 0 {
+		return serverconf.Config{}, fmt.Errorf("no server %q", id)
+	}
+	cfg := cfgs[i]
+	if name == "" {
+		return cfg, errors.New("the variable or header name is empty")
+	}
+	vals, ref := &cfg.Env, serverconf.EnvSecretRef(id, name)
+	if cfg.Transport != serverconf.TransportStdio {
+		vals, ref = &cfg.Headers, serverconf.HeaderSecretRef(id, name)
+	}
+	if err := s.Secrets.Set(ref, value); err != nil {
+		return cfg, fmt.Errorf("saving %s in the keyring: %w", name, err)
+	}
+	m := maps.Clone(*vals)
+	if m == nil {
+		m = map[string]serverconf.Value{}
+	}
+	if cfg.Transport != serverconf.TransportStdio {
+		for k := range m { // header names are case-insensitive
+			if strings.EqualFold(k, name) {
+				delete(m, k)
+			}
+		}
+	}
+	m[name] = serverconf.Value{SecretRef: ref}
+	*vals = m
+	return s.Save(ctx, cfg)
+}
+
 // Preview reads a config file in any supported format and reports what an
 // import would add, skip and fail, without changing anything.
 func (s *Service) Preview(ctx context.Context, data []byte) (*serverconf.ImportReport, error) {
@@ -255,11 +314,27 @@ func (s *Service) Preview(ctx context.Context, data []byte) (*serverconf.ImportR
 }
 
 // Import adds every server the file's report lists as added, all or none:
-// secrets go to the keyring first, then one database transaction.
+// secrets go to the keyring first, then one database transaction. Text
+// pasted into the window has no directory, so relative paths in it are
+// left as written (and warned about); see ImportFile.
 func (s *Service) Import(ctx context.Context, data []byte) (*serverconf.ImportReport, error) {
-	rep, err := s.Preview(ctx, data)
+	return s.ImportFile(ctx, data, "")
+}
+
+// ImportFile is Import of a file read from directory dir, against which
+// relative commands and script paths are resolved. When any entry of the
+// file is invalid, nothing is imported and the error names each one.
+func (s *Service) ImportFile(ctx context.Context, data []byte, dir string) (*serverconf.ImportReport, error) {
+	existing, err := s.Configs(ctx)
 	if err != nil {
 		return nil, err
+	}
+	rep, err := serverconf.ImportFile(data, existing, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := rep.Err(); err != nil {
+		return rep, err
 	}
 	recs := make([]store.Server, 0, len(rep.Added))
 	var written []string

@@ -271,3 +271,90 @@ func TestURLChangeAndDeleteSignOut(t *testing.T) {
 		t.Fatalf("deleting kept %d sign-in entries", n)
 	}
 }
+
+// TestImportRefusesAFileWithAnInvalidServer: one URL without a scheme
+// among good servers fails the whole import, naming the server and field;
+// nothing is stored and no secret reaches the keyring.
+func TestImportRefusesAFileWithAnInvalidServer(t *testing.T) {
+	mem := &secrets.Memory{}
+	s, m, _ := newService(t, mem)
+	ctx := context.Background()
+	_, err := s.Import(ctx, []byte(`{"mcpServers": {
+		"search": {"command": "search-mcp", "env": {"SEARCH_API_KEY": "sk-search-123456"}},
+		"remote": {"url": "example.com/mcp"}
+	}}`))
+	if err == nil || !strings.Contains(err.Error(), `server "remote": url`) || !strings.Contains(err.Error(), "nothing was imported") {
+		t.Fatalf("Import = %v; want an error naming server remote's url", err)
+	}
+	if cfgs, _ := s.Configs(ctx); len(cfgs) != 0 {
+		t.Errorf("stored despite the bad server: %+v", cfgs)
+	}
+	if mem.Len() != 0 || len(m.calls) != 0 {
+		t.Errorf("keyring entries %d, manager calls %v; want none", mem.Len(), m.calls)
+	}
+}
+
+// TestSetEnabledAndSetSecret: a server is switched off and on without
+// validation, and a secret set by name lands in the keyring under the
+// server's own entry, with the config referring to it.
+func TestSetEnabledAndSetSecret(t *testing.T) {
+	mem := &secrets.Memory{}
+	s, m, _ := newService(t, mem)
+	ctx := context.Background()
+	if _, err := s.Import(ctx, []byte(claude+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Save(ctx, serverconf.Config{ID: "web", Transport: serverconf.TransportHTTP, URL: "https://example.com/mcp", Enabled: true,
+		Headers: map[string]serverconf.Value{"authorization": {Plain: ""}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetEnabled(ctx, "files", false); err != nil {
+		t.Fatal(err)
+	}
+	stored := func(id string) serverconf.Config {
+		cfgs, _ := s.Configs(ctx)
+		for _, c := range cfgs {
+			if c.ID == id {
+				return c
+			}
+		}
+		t.Fatalf("no stored server %s", id)
+		return serverconf.Config{}
+	}
+	if c := stored("files"); c.Enabled || m.configs["files"].Enabled {
+		t.Errorf("after disable: stored %+v, manager %+v", c, m.configs["files"])
+	}
+	if err := s.SetEnabled(ctx, "files", true); err != nil {
+		t.Fatal(err)
+	}
+	if !stored("files").Enabled || !m.configs["files"].Enabled {
+		t.Error("not enabled again")
+	}
+	if err := s.SetEnabled(ctx, "nope", false); err == nil {
+		t.Error("disabled a server that does not exist")
+	}
+
+	if _, err := s.SetSecret(ctx, "search", "SEARCH_API_KEY", "sk-new"); err != nil {
+		t.Fatal(err)
+	}
+	ref := serverconf.EnvSecretRef("search", "SEARCH_API_KEY")
+	if got, _ := mem.Get(ref); got != "sk-new" {
+		t.Errorf("keyring %s = %q", ref, got)
+	}
+	if _, err := s.SetSecret(ctx, "web", "Authorization", "Bearer t"); err != nil {
+		t.Fatal(err)
+	}
+	href := serverconf.HeaderSecretRef("web", "Authorization")
+	if got, _ := mem.Get(href); got != "Bearer t" {
+		t.Errorf("keyring %s = %q", href, got)
+	}
+	if c := stored("search"); c.Env["SEARCH_API_KEY"].SecretRef != ref {
+		t.Errorf("search env = %+v", c.Env)
+	}
+	if c := stored("web"); len(c.Headers) != 1 || c.Headers["Authorization"].SecretRef != href {
+		t.Errorf("web headers = %+v", c.Headers)
+	}
+	if _, err := s.SetSecret(ctx, "nope", "X", "v"); err == nil {
+		t.Error("set a secret of a server that does not exist")
+	}
+}

@@ -58,14 +58,12 @@ func TestDrillImportBadFiles(t *testing.T) {
 		{"duplicate IDs", `{"mcpServers": {"two": {"command": "node", "args": ["a.js"]}, "two": {"command": "node", "args": ["b.js"]}, "Two": {"command": "python", "args": ["c.py"]}, "one": {"command": "node", "args": ["other.js"]}}}`, 0,
 			[]string{`added    two (stdio)`, `skipped  server "two": same ID "two" as entry "two" earlier in this file`, `skipped  server "Two": same ID "two"`, `skipped  server "one"`, "1 added, 3 skipped, 0 failed"},
 			[]string{"one", "two"}},
-		// An entry that cannot be used fails, and is reported with what it
-		// lacks; the valid ones of the same file are still added and the
-		// exit code says not everything went in. (Whether such a file
-		// should add nothing at all is a product decision; this pins down
-		// that the report and the database agree.)
+		// An entry that cannot be used fails the whole import, as the
+		// README promises: it is reported with what it lacks, the valid
+		// ones are named as valid but not added, and nothing is stored.
 		{"an unusable entry", `{"mcpServers": {"good": {"command": "node", "args": ["g.js"]}, "bad": {"args": ["no-command.js"]}}}`, 1,
-			[]string{`added    good (stdio)`, `failed   server "bad": needs a command (local server) or a url (remote server)`, "1 added, 0 skipped, 1 failed"},
-			[]string{"good", "one", "two"}},
+			[]string{`valid    good (stdio)`, `failed   server "bad": needs a command (local server) or a url (remote server)`, "1 valid, 0 skipped, 1 failed", "Nothing was imported."},
+			[]string{"one", "two"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
