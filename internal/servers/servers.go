@@ -225,17 +225,26 @@ func (s *Service) signOut(id string) {
 	}
 }
 
-// SetToolEnabled switches one tool of a server on or off.
-func (s *Service) SetToolEnabled(ctx context.Context, id, tool string, enabled bool) error {
+// stored returns server id's config as stored, unvalidated.
+func (s *Service) stored(ctx context.Context, id string) (serverconf.Config, error) {
 	rec, err := s.Store.Server(ctx, id)
 	if err != nil {
-		return fmt.Errorf("server %q: %w", id, err)
+		return serverconf.Config{}, fmt.Errorf("server %q: %w", id, err)
 	}
 	var cfg serverconf.Config
 	if err := json.Unmarshal([]byte(rec.Config), &cfg); err != nil {
-		return err
+		return serverconf.Config{}, fmt.Errorf("server %q: its stored config is unreadable: %w", id, err)
 	}
 	cfg.ID, cfg.Enabled = rec.ID, rec.Enabled
+	return cfg, nil
+}
+
+// SetToolEnabled switches one tool of a server on or off.
+func (s *Service) SetToolEnabled(ctx context.Context, id, tool string, enabled bool) error {
+	cfg, err := s.stored(ctx, id)
+	if err != nil {
+		return err
+	}
 	cfg.DisabledTools = slices.DeleteFunc(cfg.DisabledTools, func(t string) bool { return t == tool })
 	if !enabled {
 		cfg.DisabledTools = append(cfg.DisabledTools, tool)
@@ -249,15 +258,11 @@ func (s *Service) SetToolEnabled(ctx context.Context, id, tool string, enabled b
 // SetEnabled switches a server on or off. It does not validate the stored
 // config, so a server whose config no longer passes can still be disabled.
 func (s *Service) SetEnabled(ctx context.Context, id string, enabled bool) error {
-	rec, err := s.Store.Server(ctx, id)
+	cfg, err := s.stored(ctx, id)
 	if err != nil {
-		return fmt.Errorf("server %q: %w", id, err)
-	}
-	var cfg serverconf.Config
-	if err := json.Unmarshal([]byte(rec.Config), &cfg); err != nil {
 		return err
 	}
-	cfg.ID, cfg.Enabled = rec.ID, enabled
+	cfg.Enabled = enabled
 	if err := s.Store.PutServers(ctx, record(cfg)); err != nil {
 		return err
 	}
