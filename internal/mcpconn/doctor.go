@@ -23,6 +23,8 @@ type DoctorReport struct {
 	// Server is the server's own name and version, as it reports them.
 	Server string   `json:"server,omitempty"`
 	Tools  []string `json:"tools,omitempty"`
+	// Warning is what the server does wrong without failing (Status.Warning).
+	Warning string `json:"warning,omitempty"`
 	// Stderr holds the server's last stderr lines (all of them, up to 20,
 	// whether it failed or not).
 	Stderr []string `json:"stderr,omitempty"`
@@ -64,6 +66,9 @@ func (m *Manager) doctor(ctx context.Context, cfg serverconf.Config) DoctorRepor
 		return r
 	}
 	r.State, r.ProtocolVersion = StateConnected, sess.protocol
+	if sess.noisy.Load() {
+		r.Warning = stdoutWarning
+	}
 	if info := sess.cs.InitializeResult().ServerInfo; info != nil {
 		r.Server = info.Name + " " + info.Version
 	}

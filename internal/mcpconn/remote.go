@@ -70,13 +70,17 @@ type httpRecorder struct {
 
 	mu       sync.Mutex
 	authCode int // 401, or 403 with a WWW-Authenticate challenge; 0 if none since reset
+	// refused is the first request kept from another origin: the cause of
+	// the connection's end, which the SDK may report as the stream's EOF
+	// instead, depending on which of its goroutines notices first.
+	refused error
 }
 
 func (t *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if o := originOf(req.URL); o != t.origin {
 		// Redirects stop at checkRedirect; this is the rest, such as the
 		// POSTs to an SSE endpoint on another origin.
-		return nil, &crossOriginError{origin: o, redirect: req.Response != nil}
+		return nil, t.refuse(&crossOriginError{origin: o, redirect: req.Response != nil})
 	}
 	if len(t.headers) > 0 {
 		req = req.Clone(req.Context())
@@ -111,12 +115,29 @@ func (t *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // origin only, at most 10 hops.
 func (t *httpRecorder) checkRedirect(req *http.Request, via []*http.Request) error {
 	if o := originOf(req.URL); o != t.origin {
-		return &crossOriginError{origin: o, redirect: true}
+		return t.refuse(&crossOriginError{origin: o, redirect: true})
 	}
 	if len(via) >= 10 {
 		return errors.New("the server redirected 10 times; set the server's URL to the final address")
 	}
 	return nil
+}
+
+// refuse remembers err, a request kept from another origin, and returns it.
+func (t *httpRecorder) refuse(err error) error {
+	t.mu.Lock()
+	if t.refused == nil {
+		t.refused = err
+	}
+	t.mu.Unlock()
+	return err
+}
+
+// refusal is the first request refused for its origin, or nil.
+func (t *httpRecorder) refusal() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refused
 }
 
 // needsAuth reports the status code of the last authorization refusal, if
@@ -167,6 +188,18 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// closeIdle closes the kept-alive connections of the session's own
+// transport (remoteTransport makes one per session): nothing reuses them
+// once the session ended. A nil t (a stdio session) does nothing.
+func (t *httpRecorder) closeIdle() {
+	if t == nil {
+		return
+	}
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
 
 // remoteTransport builds the SDK transport for an SSE or streamable-HTTP
 // server. headers are already resolved.

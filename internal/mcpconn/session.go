@@ -52,6 +52,7 @@ type session struct {
 	url         string // sse and http only
 	protocol    string
 	connectedAt time.Time
+	noisy       atomic.Bool  // stdio: a line that is not JSON-RPC was skipped
 	tools       []*mcp.Tool  // as listed at connect, the ones kept
 	listing     *toolListing // the same, prepared
 
@@ -155,6 +156,7 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 			s.proc.stop()
 			ring.AppendLevel(logbuf.LevelInfo, markerPrefix+"stopped: "+s.proc.exitReason())
 		}
+		s.rec.closeIdle()
 		return nil, err
 	}
 
@@ -233,7 +235,10 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 		s.proc = proc
 		ring.AppendLevel(logbuf.LevelInfo, fmt.Sprintf("%sstarted %s (pid %d)", markerPrefix,
 			strings.Join(append([]string{cfg.Command}, redactArgs(shown)...), " "), proc.cmd.Process.Pid))
-		return proc.transport(func(line string) { m.noteStdoutNoise(cfg.ID, ring, line) }), nil
+		return proc.transport(func(line string) {
+			s.noisy.Store(true)
+			m.noteStdoutNoise(cfg.ID, ring, line)
+		}), nil
 	case serverconf.TransportSSE, serverconf.TransportHTTP:
 		if cfg.URL == "" {
 			return nil, permanent(errors.New("the server has no URL; set one in its settings"))
@@ -287,6 +292,10 @@ func (s *session) classify(err error) error {
 	case s.rec != nil && s.rec.needsAuth() != 0:
 		out.needsAuth = true
 		out.err = fmt.Errorf("%w (HTTP %d); sign in from the server's settings", ErrNeedsAuth, s.rec.needsAuth())
+	case s.rec != nil && s.rec.refusal() != nil:
+		// Whatever the SDK reports (often the stream's EOF), the cause is
+		// the request kept from another origin.
+		out.err = s.rec.refusal()
 	case errors.Is(context.Cause(s.ctx), errConnectTimeout):
 		out.err = errors.New("the server did not finish connecting in time")
 		if s.rec != nil {
@@ -499,6 +508,7 @@ func (s *session) stop(reason error) {
 		case <-closed:
 		case <-time.After(time.Second):
 		}
+		s.rec.closeIdle()
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
 // TestStdoutFilter: the filter passes JSON-RPC lines byte for byte, drops
@@ -97,5 +99,18 @@ func TestStdoutFilterRate(t *testing.T) {
 	var ne *noiseError
 	if !errors.As(err, &ne) || ne.beforeFirst {
 		t.Fatalf("err = %v, want a noiseError after the first message", err)
+	}
+}
+
+// doctor says what the window's server row says: a server that writes
+// log lines on stdout works, but should write them to stderr.
+func TestDoctorWarnsAboutStdoutNoise(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	reports := m.Doctor(t.Context(), []serverconf.Config{faultConfig(t, "g", "garbage"), faultConfig(t, "ok", "ok")})
+	if r := reports[0]; r.State != StateConnected || r.Warning != stdoutWarning {
+		t.Errorf("noisy server: state %s, warning %q", r.State, r.Warning)
+	}
+	if r := reports[1]; r.State != StateConnected || r.Warning != "" {
+		t.Errorf("clean server: state %s, warning %q", r.State, r.Warning)
 	}
 }
