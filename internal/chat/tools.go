@@ -254,7 +254,7 @@ func largestServers(tools []Tool) string {
 			costs = append(costs, c)
 		}
 		c.tools++
-		c.bytes += len(t.Name) + len(t.Description) + len(t.InputSchema)
+		c.bytes += toolSize(t.Name, t.Description, t.InputSchema)
 	}
 	slices.SortStableFunc(costs, func(a, b *cost) int { return cmp.Compare(b.bytes, a.bytes) })
 	var parts []string
@@ -276,9 +276,14 @@ func largestServers(tools []Tool) string {
 func toolTokens(tools []llm.Tool) int {
 	n := 0
 	for _, t := range tools {
-		n += len(t.Name) + len(t.Description) + len(t.Parameters)
+		n += toolSize(t.Name, t.Description, t.Parameters)
 	}
 	return n / 4
+}
+
+// toolSize is what one tool's definition takes of a request, in bytes.
+func toolSize(name, description string, schema []byte) int {
+	return len(name) + len(description) + len(schema)
 }
 
 // MaxToolCallsPerReply is the most tool calls of one reply that run; the

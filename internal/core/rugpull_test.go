@@ -13,11 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-app/switchboard/internal/approval"
-	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
-	"github.com/switchboard-app/switchboard/internal/paths"
-	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
@@ -66,29 +63,12 @@ func TestAlwaysGrantDoesNotCoverAChangedTool(t *testing.T) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "record", Description: "Records a note."}, record)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	hs := httptest.NewServer(h)
-	defer hs.Close()
+	t.Cleanup(hs.Close) // after the services stop (cleanups run last-in first-out)
 
 	call := llmtest.Calls(llmtest.ToolCall{ID: "call_1", Name: "notes__record", Arguments: []string{`{"text":"hi"}`}})
 	provider := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{call, llmtest.Text("done"), call, llmtest.Text("done")}})
-	dir := t.TempDir()
-	p := paths.In(dir)
-	c, err := Open(ctx, &Options{Paths: &p, Secrets: &secrets.Memory{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	user := &askedUser{decisions: []approval.Decision{approval.AllowAlways, approval.Deny}}
-	svc, err := c.Services(&ServiceOptions{
-		Emitter: user,
-		Manager: &mcpconn.Options{PingInterval: -1},
-		Provider: func(ctx context.Context, _ string) (*llm.Client, string, error) {
-			cl, err := llm.NewClient(llm.ProviderConfig{BaseURL: provider.URL})
-			return cl, "test-model", err
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, svc := startServices(t, t.TempDir(), provider.URL, user, &mcpconn.Options{PingInterval: -1})
 	user.broker = func() *approval.Broker { return svc.Broker }
 	if _, err := svc.Servers.Save(ctx, serverconf.Config{ID: "notes", Name: "Notes", Transport: serverconf.TransportHTTP, URL: hs.URL, Enabled: true}); err != nil {
 		t.Fatal(err)

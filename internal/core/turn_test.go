@@ -85,24 +85,8 @@ func TestTurnWithTwoParallelToolCallsAgainstRealServers(t *testing.T) {
 	}})
 
 	dir := t.TempDir()
-	p := paths.In(dir)
-	c, err := Open(ctx, &Options{Paths: &p, Secrets: &secrets.Memory{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	user := &userAtUI{decision: approval.AllowOnce}
-	svc, err := c.Services(&ServiceOptions{
-		Emitter: user,
-		Manager: &mcpconn.Options{ShellPATH: func() string { return path }, PingInterval: -1},
-		Provider: func(ctx context.Context, _ string) (*llm.Client, string, error) {
-			cl, err := llm.NewClient(llm.ProviderConfig{BaseURL: provider.URL})
-			return cl, "test-model", err
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, svc := startServices(t, dir, provider.URL, user, &mcpconn.Options{ShellPATH: func() string { return path }, PingInterval: -1})
 	user.broker = func() *approval.Broker { return svc.Broker }
 	for _, cfg := range []serverconf.Config{
 		{ID: "everything", Name: "Everything", Transport: serverconf.TransportStdio, Command: "mcp-server-everything", Args: []string{"stdio"}, Enabled: true},
@@ -198,4 +182,29 @@ func TestTurnWithTwoParallelToolCallsAgainstRealServers(t *testing.T) {
 			t.Errorf("no %s event emitted", ev)
 		}
 	}
+}
+
+// startServices opens a Core in dir, with an in-memory keyring, and its
+// services with em as the UI, mgr for the servers, and every provider
+// being the fake at providerURL; the Core closes when the test ends.
+func startServices(t *testing.T, dir, providerURL string, em Emitter, mgr *mcpconn.Options) (*Core, *Services) {
+	t.Helper()
+	p := paths.In(dir)
+	c, err := Open(t.Context(), &Options{Paths: &p, Secrets: &secrets.Memory{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	svc, err := c.Services(&ServiceOptions{
+		Emitter: em,
+		Manager: mgr,
+		Provider: func(ctx context.Context, _ string) (*llm.Client, string, error) {
+			cl, err := llm.NewClient(llm.ProviderConfig{BaseURL: providerURL})
+			return cl, "test-model", err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, svc
 }

@@ -65,7 +65,10 @@ var errCallLimit = errors.New("call ran for its longest")
 func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessage, onProgress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	key, ok := m.byName[name]
-	servers := m.serversLocked()
+	var servers []*server
+	if !ok {
+		servers = m.serversLocked()
+	}
 	m.mu.Unlock()
 	if !ok {
 		// A server that lost its session has left the registry; its
@@ -102,33 +105,32 @@ func (s *server) lastTool(match func(Tool) bool) (Tool, bool) {
 // is no longer the one it names (the server changed the tool after the
 // call was approved).
 func (m *Manager) CallToolRef(ctx context.Context, ref ToolRef, args json.RawMessage, onProgress func(Progress)) (*Result, error) {
-	name := ref.ServerID + "/" + ref.Tool
+	t, ok := m.toolOf(ref.ServerID, ref.Tool)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s/%s", ErrUnknownTool, ref.ServerID, ref.Tool)
+	}
+	if ref.DefinitionHash != "" && ref.DefinitionHash != t.DefinitionHash {
+		return nil, fmt.Errorf("%w: %s", ErrToolChanged, t.Name)
+	}
+	return m.call(ctx, t.Name, ref, args, onProgress)
+}
+
+// toolOf finds server serverID's tool of that (original) name: in the
+// registry, or, while the server reconnects, among its last session's.
+func (m *Manager) toolOf(serverID, tool string) (Tool, bool) {
 	m.mu.Lock()
-	var found *Tool
-	for i, t := range m.regTools[ref.ServerID] {
-		if t.OriginalName == ref.Tool {
-			found = &m.regTools[ref.ServerID][i]
-			break
+	for _, t := range m.regTools[serverID] {
+		if t.OriginalName == tool {
+			m.mu.Unlock()
+			return t, true
 		}
 	}
-	s := m.servers[ref.ServerID]
+	s := m.servers[serverID]
 	m.mu.Unlock()
-	if found == nil && s != nil {
-		if t, ok := s.lastTool(func(t Tool) bool { return t.OriginalName == ref.Tool }); ok {
-			found = &t
-		}
+	if s == nil {
+		return Tool{}, false
 	}
-	var hash string
-	if found != nil {
-		name, hash = found.Name, found.DefinitionHash
-	}
-	if found == nil {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
-	}
-	if ref.DefinitionHash != "" && ref.DefinitionHash != hash {
-		return nil, fmt.Errorf("%w: %s", ErrToolChanged, name)
-	}
-	return m.call(ctx, name, ref, args, onProgress)
+	return s.lastTool(func(t Tool) bool { return t.OriginalName == tool })
 }
 
 // call runs ref's tool; name is how errors name it.
