@@ -50,6 +50,12 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 			return 2
 		}
 		return serversChange(ctx, env, args[0], args[1])
+	case "inherit-env":
+		if len(args) != 3 || (args[2] != "on" && args[2] != "off") {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers inherit-env ID on|off   (on: the server sees your whole environment; off: PATH, HOME, LANG and the like, plus its own variables)")
+			return 2
+		}
+		return serversInheritEnv(ctx, env, args[1], args[2] == "on")
 	case "set-secret":
 		if len(args) != 3 {
 			fmt.Fprintln(env.Stderr, "usage: switchboard servers set-secret ID NAME   (the value is read from standard input)")
@@ -57,7 +63,7 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 		}
 		return serversSetSecret(ctx, env, args[1], args[2])
 	}
-	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, import FILE, export [-format F], remove ID, enable ID, disable ID, set-secret ID NAME)\n", args[0])
+	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, set-secret ID NAME)\n", args[0])
 	return 2
 }
 
@@ -81,7 +87,7 @@ func serversChange(ctx context.Context, env *Env, verb, id string) int {
 	case "enable", "disable":
 		err = s.Servers.SetEnabled(ctx, id, verb == "enable")
 	}
-	if errors.Is(err, store.ErrNotFound) || (err != nil && strings.Contains(err.Error(), "no server")) {
+	if errors.Is(err, store.ErrNotFound) {
 		fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
 		return 1
 	}
@@ -90,6 +96,35 @@ func serversChange(ctx context.Context, env *Env, verb, id string) int {
 		return 1
 	}
 	fmt.Fprintf(env.Stdout, "%sd server %s\n", verb, id)
+	return 0
+}
+
+// serversInheritEnv switches a stdio server between the allowlisted
+// environment and the app's whole one. Nothing connects (see
+// serversChange).
+func serversInheritEnv(ctx context.Context, env *Env, id string, on bool) int {
+	c, s, ok := openCore(ctx, env)
+	if !ok {
+		return 1
+	}
+	defer c.Close()
+	if err := s.Servers.Start(ctx); err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	_, err := s.Servers.SetInheritEnv(ctx, id, on)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
+		return 1
+	case err != nil:
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	case on:
+		fmt.Fprintf(env.Stdout, "server %s now sees your whole environment; its \"always allow\" grants were reset\n", id)
+	default:
+		fmt.Fprintf(env.Stdout, "server %s now sees only PATH, HOME, LANG and the like, plus its own variables; its \"always allow\" grants were reset\n", id)
+	}
 	return 0
 }
 
@@ -272,6 +307,9 @@ func doctorServers(ctx context.Context, env *Env, report func(ok bool, what, det
 		switch r.State {
 		case "connected":
 			report(true, name, fmt.Sprintf("connected in %s, %d tools, %s %s", r.ConnectTime.Round(time.Millisecond), len(r.Tools), r.Server, r.ProtocolVersion))
+			if r.Warning != "" {
+				fmt.Fprintf(env.Stdout, "warn  %-10s %s\n", name, r.Warning)
+			}
 		case "needs-auth":
 			fmt.Fprintf(env.Stdout, "warn  %-10s needs authorization: open the app and click Authorize\n", name)
 		default:

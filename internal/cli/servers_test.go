@@ -212,3 +212,36 @@ func TestServersImportNamesDroppedSecrets(t *testing.T) {
 		t.Errorf("a plain variable was named as dropped: %s", errOut)
 	}
 }
+
+// TestServersInheritEnv: the window's "Inherit my environment" switch from
+// the command line; a remote server, having no process here, refuses it.
+func TestServersInheritEnv(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut, _ := importConfig(t, dir, `{"mcpServers": {
+		"local": {"command": "local-mcp"},
+		"web": {"url": "https://example.com/mcp"}
+	}}`); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := run(t, dir, "", "servers", "inherit-env", "local", "on"); code != 0 || !strings.Contains(out, "whole environment") {
+		t.Fatalf("inherit-env on: exit %d: %s%s", code, out, errOut)
+	}
+	if !storedConfig(t, dir, "local").InheritEnv {
+		t.Error("inherit-env on did not set InheritEnv")
+	}
+	if code, _, errOut := run(t, dir, "", "servers", "inherit-env", "local", "off"); code != 0 {
+		t.Fatalf("inherit-env off: exit %d: %s", code, errOut)
+	}
+	if storedConfig(t, dir, "local").InheritEnv {
+		t.Error("inherit-env off left InheritEnv set")
+	}
+	if code, _, errOut := run(t, dir, "", "servers", "inherit-env", "web", "on"); code != 1 || !strings.Contains(errOut, "remote server") {
+		t.Errorf("inherit-env of a remote server: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, dir, "", "servers", "inherit-env", "nope", "on"); code != 1 || !strings.Contains(errOut, `no server "nope"`) {
+		t.Errorf("inherit-env of an unknown server: exit %d: %s", code, errOut)
+	}
+	if code, _, _ := run(t, dir, "", "servers", "inherit-env", "local", "yes"); code != 2 {
+		t.Errorf("inherit-env with neither on nor off: exit %d, want 2", code)
+	}
+}

@@ -69,15 +69,24 @@ func (s *Service) Configs(ctx context.Context) ([]serverconf.Config, error) {
 	}
 	out := make([]serverconf.Config, 0, len(recs))
 	for _, r := range recs {
-		var c serverconf.Config
-		if err := json.Unmarshal([]byte(r.Config), &c); err != nil {
+		c, err := decode(r)
+		if err != nil {
 			s.Log.Error("stored server config unreadable; skipped", "server", r.ID, "err", err)
 			continue
 		}
-		c.ID, c.Enabled = r.ID, r.Enabled
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// decode is the config a stored server record holds.
+func decode(r store.Server) (serverconf.Config, error) {
+	var c serverconf.Config
+	if err := json.Unmarshal([]byte(r.Config), &c); err != nil {
+		return c, err
+	}
+	c.ID, c.Enabled = r.ID, r.Enabled
+	return c, nil
 }
 
 // Start hands the stored servers to the manager (which connects the
@@ -189,7 +198,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	}
 	if err := s.Store.DeleteServer(ctx, id); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no server %q", id)
+			return fmt.Errorf("no server %q: %w", id, err)
 		}
 		return err
 	}
@@ -228,14 +237,15 @@ func (s *Service) signOut(id string) {
 // stored returns server id's config as stored, unvalidated.
 func (s *Service) stored(ctx context.Context, id string) (serverconf.Config, error) {
 	rec, err := s.Store.Server(ctx, id)
-	if err != nil {
+	if errors.Is(err, store.ErrNotFound) {
+		return serverconf.Config{}, fmt.Errorf("no server %q: %w", id, err)
+	} else if err != nil {
 		return serverconf.Config{}, fmt.Errorf("server %q: %w", id, err)
 	}
-	var cfg serverconf.Config
-	if err := json.Unmarshal([]byte(rec.Config), &cfg); err != nil {
-		return serverconf.Config{}, fmt.Errorf("server %q: its stored config is unreadable: %w", id, err)
+	cfg, err := decode(rec)
+	if err != nil {
+		return cfg, fmt.Errorf("server %q: its stored config is unreadable: %w", id, err)
 	}
-	cfg.ID, cfg.Enabled = rec.ID, rec.Enabled
 	return cfg, nil
 }
 
@@ -269,19 +279,30 @@ func (s *Service) SetEnabled(ctx context.Context, id string, enabled bool) error
 	return s.Manager.Update(cfg)
 }
 
+// SetInheritEnv switches whether a stdio server gets the app's whole
+// environment instead of the allowlist (serverconf.Config.InheritEnv). It
+// goes through Save, so the server's fingerprint, and with it its grants,
+// follow the change.
+func (s *Service) SetInheritEnv(ctx context.Context, id string, on bool) (serverconf.Config, error) {
+	cfg, err := s.stored(ctx, id)
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Transport != serverconf.TransportStdio {
+		return cfg, fmt.Errorf("server %q is a remote server: it runs no process here, so it has no environment", id)
+	}
+	cfg.InheritEnv = on
+	return s.Save(ctx, cfg)
+}
+
 // SetSecret stores value in the keyring under the server's own entry for
 // env variable name (a local server) or header name (a remote one), and
 // makes the config refer to it.
 func (s *Service) SetSecret(ctx context.Context, id, name, value string) (serverconf.Config, error) {
-	cfgs, err := s.Configs(ctx)
+	cfg, err := s.stored(ctx, id)
 	if err != nil {
-		return serverconf.Config{}, err
+		return cfg, err
 	}
-	i := slices.IndexFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id })
-	if i < 0 {
-		return serverconf.Config{}, fmt.Errorf("no server %q", id)
-	}
-	cfg := cfgs[i]
 	if name == "" {
 		return cfg, errors.New("the variable or header name is empty")
 	}
