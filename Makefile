@@ -26,7 +26,7 @@ TEST_NODE_PATH = PATH="$(CURDIR)/test/node/node_modules/.bin:$$PATH"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './test/node/*' 2>/dev/null)
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run build build-dev deps test-deps frontend vet cross go-test unit conformance doctor-real drills e2e e2e-window e2e-browser test bench fuzz fuzz-short clean
+.PHONY: generate generate-check run build build-dev deps test-deps frontend vet cross go-test unit conformance doctor-real drills e2e e2e-window e2e-browser test bench fuzz fuzz-short clean
 
 ## run: install what is missing, build, and open the window
 run: build
@@ -77,7 +77,12 @@ test-deps: deps .deps-test test/node/node_modules/.package-lock.json
 test: test-deps
 	@$(MAKE) --no-print-directory vet cross go-test fuzz-short unit conformance doctor-real drills e2e
 
-vet:
+## generate: the frontend's copy of the Go<->UI contract (frontend/wailsjs: bound methods,
+## models, event names and payloads), from Go by Wails' binding generator and tools/gencontract
+generate:
+	$(GO) run -tags bindings ./tools/gencontract >/dev/null
+
+vet: generate-check
 	$(GO) vet ./...
 	cd frontend && $(NODE_PATH_PREFIX) npx svelte-check --tsconfig ./tsconfig.json --threshold error --output machine | tail -n 3
 
@@ -90,9 +95,17 @@ cross: frontend/dist/index.html
 	GOOS=windows CGO_ENABLED=0 $(GO) build -tags desktop,production -o /dev/null .
 	GOOS=darwin CGO_ENABLED=0 $(GO) vet ./internal/...
 
+## generate-check: fails when regenerating the contract would change a committed file
+generate-check:
+	@rm -rf .generate-check && cp -r frontend/wailsjs .generate-check
+	@$(MAKE) --no-print-directory generate
+	@if ! diff -r .generate-check frontend/wailsjs; then rm -rf .generate-check; \
+		echo "frontend/wailsjs is out of date with the Go code: run make generate and commit the result"; exit 1; fi
+	@rm -rf .generate-check
+
 # The drills run on their own (make drills), against a freshly built binary.
 go-test:
-	$(TEST_NODE_PATH) SWITCHBOARD_REQUIRE_NODE_SERVERS=1 $(GO) test -race -timeout 20m $$($(GO) list ./... | grep -v /test/drills)
+	$(TEST_NODE_PATH) SWITCHBOARD_REQUIRE_NODE_SERVERS=1 SWITCHBOARD_REQUIRE_KEYRING=1 $(GO) test -race -timeout 20m $$($(GO) list ./... | grep -v /test/drills)
 
 ## drills: fault drills through the app's core and the release binary (kill mid-stream, dead and
 ## hanging servers, garbage and floods, provider faults, bad imports, no keyring)
@@ -105,7 +118,7 @@ doctor-real: build test/node/node_modules/.package-lock.json
 
 ## bench: figures against baselines measured in the same run -> test-results/bench.json
 bench: build build-dev test-deps
-	$(GO) run ./test/bench -runs 5 -settle 60s
+	SWITCHBOARD_REQUIRE_NODE_SERVERS=1 $(GO) run ./test/bench -runs 5 -settle 60s
 
 unit:
 	cd frontend && $(NODE_PATH_PREFIX) npx vitest run

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-app/switchboard/internal/buildinfo"
 	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/spawn"
@@ -22,9 +23,17 @@ import (
 // App is bound to the frontend: its exported methods become window.go.app.App.*.
 type App struct {
 	core *core.Core
+	// life is cancelled when the window closes: bound calls run under it,
+	// so closing the window ends a sign-in or a model listing in progress.
+	life    context.Context
+	end     context.CancelFunc
+	svc     *core.Services // built once, at startup
+	svcErr  error          // why svc is nil: the database did not open
+	svcOnce sync.Once
 
-	mu  sync.Mutex
-	ctx context.Context // the Wails context, set at startup
+	mu    sync.Mutex
+	ctx   context.Context         // the Wails context, set at startup
+	feeds map[string]*logbuf.Ring // the log rings pushed to the window, by source
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed when the frontend called Ready
@@ -34,7 +43,8 @@ type App struct {
 
 // New returns an App over c.
 func New(c *core.Core) *App {
-	return &App{core: c, ready: make(chan struct{}), domSeen: make(chan struct{})}
+	life, end := context.WithCancel(context.Background())
+	return &App{core: c, life: life, end: end, feeds: map[string]*logbuf.Ring{}, ready: make(chan struct{}), domSeen: make(chan struct{})}
 }
 
 // readyTimeout is how long the page may take to call Ready before the
@@ -77,29 +87,32 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
+	a.feedLog("app", a.core.AppLog)
 	if svc, err := a.services(); err == nil {
 		// Servers connect in the background: the window never waits.
-		if err := svc.Start(ctx, a.core.Log); err != nil {
+		if err := svc.Start(a.life, a.core.Log); err != nil {
 			a.core.Log.Error("starting services", "err", err)
 		}
 	}
-	go a.feedLogs(ctx)
-	go a.watchReady(ctx)
+	go a.watchReady(a.life)
 }
 
-// services returns the product's services, built on first use with this
-// App as their event emitter; an error when the database is not open.
+// services returns the product's services, built once with this App as
+// their event emitter; an error when the database is not open.
 func (a *App) services() (*core.Services, error) {
-	opts := &core.ServiceOptions{Emitter: a}
-	// Children go through the binary's trampoline: Wails' asset server
-	// makes its response pipes without close-on-exec, and a server forked
-	// while one is open would keep the page from ever loading.
-	if w, err := spawn.NewWrapper(); err == nil {
-		opts.Manager = &mcpconn.Options{Wrap: w.Wrap}
-	} else {
-		a.core.Log.Warn("starting servers directly", "err", err)
-	}
-	return a.core.Services(opts)
+	a.svcOnce.Do(func() {
+		opts := &core.ServiceOptions{Emitter: a}
+		// Children go through the binary's trampoline: Wails' asset server
+		// makes its response pipes without close-on-exec, and a server forked
+		// while one is open would keep the page from ever loading.
+		if w, err := spawn.NewWrapper(); err == nil {
+			opts.Manager = &mcpconn.Options{Wrap: w.Wrap}
+		} else {
+			a.core.Log.Warn("starting servers directly", "err", err)
+		}
+		a.svc, a.svcErr = a.core.Services(opts)
+	})
+	return a.svc, a.svcErr
 }
 
 func (a *App) domReady(ctx context.Context) {
@@ -113,15 +126,22 @@ func (a *App) beforeClose(ctx context.Context) bool {
 }
 
 func (a *App) shutdown(ctx context.Context) {
+	a.end()
 	a.core.Log.Info("window closed")
 }
 
 // Emit sends an event to the frontend. Internal packages get the App as
-// their Emitter; before startup events are dropped.
+// their Emitter; before startup events are dropped. A server's first
+// status starts pushing its log.
 func (a *App) Emit(name string, payload any) {
 	a.mu.Lock()
 	ctx := a.ctx
 	a.mu.Unlock()
+	if st, ok := payload.(mcpconn.Status); ok && name == mcpconn.EventServerStatus && a.svc != nil {
+		if r := a.svc.Manager.Stderr(st.ServerID); r != nil {
+			a.feedLog(st.ServerID, r)
+		}
+	}
 	if ctx != nil {
 		runtime.EventsEmit(ctx, name, payload)
 	}

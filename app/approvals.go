@@ -1,8 +1,6 @@
 package app
 
 import (
-	"context"
-
 	"github.com/switchboard-app/switchboard/internal/approval"
 )
 
@@ -13,7 +11,7 @@ func (a *App) PendingApprovals() ([]approval.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return svc.Broker.Pending(), nil
+	return orEmpty(svc.Broker.Pending()), nil
 }
 
 // DecideApproval records the user's decision on a pending call:
@@ -23,7 +21,7 @@ func (a *App) DecideApproval(id string, decision approval.Decision) error {
 	if err != nil {
 		return err
 	}
-	return svc.Broker.Decide(context.Background(), id, decision)
+	return svc.Broker.Decide(a.life, id, decision)
 }
 
 // ApprovalPolicy returns the yolo switch and the "always" grants.
@@ -32,11 +30,8 @@ func (a *App) ApprovalPolicy() (approval.Policy, error) {
 	if err != nil {
 		return approval.Policy{}, err
 	}
-	grants, err := svc.Broker.Grants(context.Background())
-	if grants == nil {
-		grants = []approval.Grant{}
-	}
-	return approval.Policy{Yolo: svc.Broker.Yolo(), Grants: grants}, err
+	grants, err := svc.Broker.Grants(a.life)
+	return approval.Policy{Yolo: svc.Broker.Yolo(), Grants: orEmpty(grants)}, err
 }
 
 // RevokeGrant forgets an "always allow".
@@ -45,7 +40,7 @@ func (a *App) RevokeGrant(serverID, tool string) error {
 	if err != nil {
 		return err
 	}
-	return svc.Broker.Revoke(context.Background(), serverID, tool)
+	return svc.Broker.Revoke(a.life, serverID, tool)
 }
 
 // SetYolo turns "allow every tool without asking" on or off.
@@ -54,5 +49,5 @@ func (a *App) SetYolo(on bool) error {
 	if err != nil {
 		return err
 	}
-	return svc.Broker.SetYolo(context.Background(), on)
+	return svc.Broker.SetYolo(a.life, on)
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/switchboard-app/switchboard/internal/chat"
@@ -13,11 +12,8 @@ func (a *App) ListConversations() ([]store.Conversation, error) {
 	if a.core.Store == nil {
 		return nil, errNoStore
 	}
-	list, err := a.core.Store.ListConversations(context.Background(), 500, 0)
-	if list == nil {
-		list = []store.Conversation{}
-	}
-	return list, err
+	list, err := a.core.Store.ListConversations(a.life, 500, 0)
+	return orEmpty(list), err
 }
 
 // SearchMessages finds messages across all conversations.
@@ -25,11 +21,8 @@ func (a *App) SearchMessages(query string) ([]store.SearchHit, error) {
 	if a.core.Store == nil {
 		return nil, errNoStore
 	}
-	hits, err := a.core.Store.Search(context.Background(), query, 50)
-	if hits == nil {
-		hits = []store.SearchHit{}
-	}
-	return hits, err
+	hits, err := a.core.Store.Search(a.life, query, 50)
+	return orEmpty(hits), err
 }
 
 // NewConversation starts an empty conversation with a provider and model
@@ -38,7 +31,7 @@ func (a *App) NewConversation(providerID, model string) (store.Conversation, err
 	if a.core.Store == nil {
 		return store.Conversation{}, errNoStore
 	}
-	return a.core.Store.CreateConversation(context.Background(), store.Conversation{ProviderID: providerID, Model: model})
+	return a.core.Store.CreateConversation(a.life, store.Conversation{ProviderID: providerID, Model: model})
 }
 
 // RenameConversation sets a conversation's title.
@@ -46,7 +39,7 @@ func (a *App) RenameConversation(id, title string) error {
 	if a.core.Store == nil {
 		return errNoStore
 	}
-	return a.core.Store.RenameConversation(context.Background(), id, title)
+	return a.core.Store.RenameConversation(a.life, id, title)
 }
 
 // DeleteConversation stops its run, cancels its pending approvals, and
@@ -56,9 +49,7 @@ func (a *App) DeleteConversation(id string) error {
 	if err != nil {
 		return err
 	}
-	svc.Chat.Stop(id)
-	svc.Broker.CancelConversation(id)
-	return a.core.Store.DeleteConversation(context.Background(), id)
+	return svc.DeleteConversation(a.life, id)
 }
 
 // GetMessages returns up to limit messages before beforeSeq (0 = the end).
@@ -66,11 +57,8 @@ func (a *App) GetMessages(conversationID string, beforeSeq int64, limit int) ([]
 	if a.core.Store == nil {
 		return nil, errNoStore
 	}
-	msgs, err := a.core.Store.Messages(context.Background(), conversationID, store.MessagePage{BeforeSeq: beforeSeq, Limit: limit})
-	if msgs == nil {
-		msgs = []store.Message{}
-	}
-	return msgs, err
+	msgs, err := a.core.Store.Messages(a.life, conversationID, store.MessagePage{BeforeSeq: beforeSeq, Limit: limit})
+	return orEmpty(msgs), err
 }
 
 // GetToolCalls returns the audit records of a conversation's tool calls
@@ -79,11 +67,8 @@ func (a *App) GetToolCalls(conversationID string) ([]store.ToolCall, error) {
 	if a.core.Store == nil {
 		return nil, errNoStore
 	}
-	calls, err := a.core.Store.ToolCalls(context.Background(), conversationID, 0)
-	if calls == nil {
-		calls = []store.ToolCall{}
-	}
-	return calls, err
+	calls, err := a.core.Store.ToolCalls(a.life, conversationID, 0)
+	return orEmpty(calls), err
 }
 
 // Send stores the user's message and starts the reply; progress arrives as
@@ -93,7 +78,7 @@ func (a *App) Send(conversationID, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return svc.Chat.Send(context.Background(), conversationID, text)
+	return svc.Chat.Send(a.life, conversationID, text)
 }
 
 // Stop cancels the conversation's run at once; the partial reply is kept.
@@ -102,8 +87,7 @@ func (a *App) Stop(conversationID string) error {
 	if err != nil {
 		return err
 	}
-	svc.Chat.Stop(conversationID)
-	svc.Broker.CancelConversation(conversationID)
+	svc.Stop(conversationID)
 	return nil
 }
 
@@ -113,7 +97,7 @@ func (a *App) Regenerate(conversationID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return svc.Chat.Regenerate(context.Background(), conversationID)
+	return svc.Chat.Regenerate(a.life, conversationID)
 }
 
 // EditAndResend replaces the user message at seq and answers it anew.
@@ -122,7 +106,7 @@ func (a *App) EditAndResend(conversationID string, seq int64, text string) (stri
 	if err != nil {
 		return "", err
 	}
-	return svc.Chat.EditAndResend(context.Background(), conversationID, seq, text)
+	return svc.Chat.EditAndResend(a.life, conversationID, seq, text)
 }
 
 // ExportConversation renders a conversation as "markdown" or "json".
@@ -132,9 +116,9 @@ func (a *App) ExportConversation(id, format string) (string, error) {
 	}
 	switch format {
 	case "markdown":
-		return chat.ExportMarkdown(context.Background(), a.core.Store, id)
+		return chat.ExportMarkdown(a.life, a.core.Store, id)
 	case "json":
-		b, err := chat.ExportJSON(context.Background(), a.core.Store, id)
+		b, err := chat.ExportJSON(a.life, a.core.Store, id)
 		return string(b), err
 	}
 	return "", fmt.Errorf("unknown export format %q: use markdown or json", format)
@@ -145,7 +129,7 @@ func (a *App) SetConversationModel(id, providerID, model string) error {
 	if a.core.Store == nil {
 		return errNoStore
 	}
-	return a.core.Store.SetConversationModel(context.Background(), id, providerID, model)
+	return a.core.Store.SetConversationModel(a.life, id, providerID, model)
 }
 
 // SetConversationTools sets which tools a conversation offers (nil = all
@@ -155,7 +139,7 @@ func (a *App) SetConversationTools(id string, sel *chat.ToolSelection) error {
 	if err != nil {
 		return err
 	}
-	return svc.Chat.SetTools(context.Background(), id, sel)
+	return svc.Chat.SetTools(a.life, id, sel)
 }
 
 // ConversationTools returns the tools a conversation offers and warnings
@@ -165,7 +149,7 @@ func (a *App) ConversationTools(id string) (chat.ToolSet, error) {
 	if err != nil {
 		return chat.ToolSet{}, err
 	}
-	return svc.Chat.ToolsFor(context.Background(), id)
+	return svc.Chat.ToolsFor(a.life, id)
 }
 
 // SetSystemPrompt overrides a conversation's system prompt (nil = default).
@@ -173,5 +157,5 @@ func (a *App) SetSystemPrompt(id string, prompt *string) error {
 	if a.core.Store == nil {
 		return errNoStore
 	}
-	return a.core.Store.SetSystemPrompt(context.Background(), id, prompt)
+	return a.core.Store.SetSystemPrompt(a.life, id, prompt)
 }

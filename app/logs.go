@@ -1,25 +1,17 @@
 package app
 
 import (
-	"context"
+	"slices"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 )
 
-// LogAppend is the payload of EventLogAppend.
-type LogAppend struct {
-	// Source is "app" or a server ID.
-	Source string        `json:"source"`
-	Lines  []logbuf.Line `json:"lines"`
-	// Skipped counts lines that scrolled out of the ring before they could
-	// be sent (a flood); the viewer says so.
-	Skipped uint64 `json:"skipped,omitempty"`
-}
-
 const (
-	logPollInterval = 150 * time.Millisecond
-	logBatchMax     = 2000
+	// logInterval is the most often one source's lines are sent: a flood
+	// costs the window a bounded amount of work.
+	logInterval = 150 * time.Millisecond
+	logBatchMax = 2000
 )
 
 // AppLogs returns the app log's lines after sinceSeq (0 = from the start of
@@ -41,62 +33,64 @@ func (a *App) ServerLogs(serverID string, sinceSeq uint64, max int) ([]logbuf.Li
 	return orEmpty(r.Lines(sinceSeq, max)), nil
 }
 
-func orEmpty(l []logbuf.Line) []logbuf.Line {
+func orEmpty[T any](l []T) []T {
 	if l == nil {
-		return []logbuf.Line{}
+		return []T{}
 	}
 	return l
 }
 
-// feedLogs sends new lines of every log to the frontend in batches, at most
-// one event per source per interval, so a flood costs the UI a bounded
-// amount of work.
-func (a *App) feedLogs(ctx context.Context) {
-	last := map[string]uint64{}
-	for name, r := range a.logSources() {
-		last[name] = r.LastSeq()
+// feedLog pushes the lines appended to r from now on to the window as
+// EventLogAppend, once per source: a subscription, batched so that at
+// most one event per logInterval goes out.
+func (a *App) feedLog(source string, r *logbuf.Ring) {
+	a.mu.Lock()
+	if a.feeds[source] == r {
+		a.mu.Unlock()
+		return
 	}
-	t := time.NewTicker(logPollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	a.feeds[source] = r
+	a.mu.Unlock()
+	ch, cancel := r.Subscribe(logBatchMax)
+	go func() {
+		defer cancel()
+		defer func() {
+			a.mu.Lock()
+			if a.feeds[source] == r {
+				delete(a.feeds, source)
+			}
+			a.mu.Unlock()
+		}()
+		var batch []logbuf.Line
+		var skipped uint64
+		var due <-chan time.Time
+		send := func() {
+			if len(batch) > 0 || skipped > 0 {
+				a.Emit(EventLogAppend, LogAppend{Source: source, Lines: orEmpty(batch), Skipped: skipped})
+			}
+			batch, skipped, due = nil, 0, nil
 		}
-		for name, r := range a.logSources() {
-			seq := r.LastSeq()
-			prev, known := last[name]
-			if known && seq == prev {
-				continue
-			}
-			lines := r.Lines(prev, 0)
-			var skipped uint64
-			if len(lines) > 0 && lines[0].Seq > prev+1 {
-				skipped = lines[0].Seq - prev - 1
-			}
-			if len(lines) > logBatchMax {
-				skipped += uint64(len(lines) - logBatchMax)
-				lines = lines[len(lines)-logBatchMax:]
-			}
-			last[name] = seq
-			if len(lines) > 0 || skipped > 0 {
-				a.Emit(EventLogAppend, LogAppend{Source: name, Lines: orEmpty(lines), Skipped: skipped})
+		for {
+			select {
+			case <-a.life.Done():
+				return
+			case u, ok := <-ch:
+				if !ok { // the ring closed
+					send()
+					return
+				}
+				skipped += u.Dropped
+				batch = append(batch, u.Line)
+				if len(batch) > logBatchMax {
+					skipped += uint64(len(batch) - logBatchMax)
+					batch = slices.Clone(batch[len(batch)-logBatchMax:])
+				}
+				if due == nil {
+					due = time.After(logInterval)
+				}
+			case <-due:
+				send()
 			}
 		}
-	}
-}
-
-func (a *App) logSources() map[string]*logbuf.Ring {
-	out := map[string]*logbuf.Ring{"app": a.core.AppLog}
-	svc, err := a.services()
-	if err != nil {
-		return out
-	}
-	for _, st := range svc.Manager.Statuses() {
-		if r := svc.Manager.Stderr(st.ServerID); r != nil {
-			out[st.ServerID] = r
-		}
-	}
-	return out
+	}()
 }

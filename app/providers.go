@@ -18,7 +18,8 @@ func (a *App) ListProviders() ([]providers.View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return svc.Providers.List(context.Background())
+	list, err := svc.Providers.List(a.life)
+	return orEmpty(list), err
 }
 
 // SaveProvider stores a provider; its key goes to the keyring.
@@ -27,7 +28,7 @@ func (a *App) SaveProvider(in providers.Input) (providers.View, error) {
 	if err != nil {
 		return providers.View{}, err
 	}
-	return svc.Providers.Save(context.Background(), in)
+	return svc.Providers.Save(a.life, in)
 }
 
 // DeleteProvider removes a provider and its key.
@@ -36,7 +37,7 @@ func (a *App) DeleteProvider(id string) error {
 	if err != nil {
 		return err
 	}
-	return svc.Providers.Delete(context.Background(), id)
+	return svc.Providers.Delete(a.life, id)
 }
 
 // TestProvider checks a provider and says exactly what is wrong.
@@ -45,7 +46,7 @@ func (a *App) TestProvider(id string) (providers.TestResult, error) {
 	if err != nil {
 		return providers.TestResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.life, 30*time.Second)
 	defer cancel()
 	return svc.Providers.Test(ctx, id), nil
 }
@@ -56,16 +57,13 @@ func (a *App) ListModels(providerID string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.life, 30*time.Second)
 	defer cancel()
-	return svc.Providers.Models(ctx, providerID)
+	models, err := svc.Providers.Models(ctx, providerID)
+	return orEmpty(models), err
 }
 
 // DetectLocal looks for Ollama and LM Studio on this machine.
 func (a *App) DetectLocal() ([]llm.LocalServer, error) {
-	out := llm.DetectLocal(context.Background(), http.DefaultClient)
-	if out == nil {
-		out = []llm.LocalServer{}
-	}
-	return out, nil
+	return orEmpty(llm.DetectLocal(a.life, http.DefaultClient)), nil
 }

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"context"
-
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/servers"
 )
@@ -13,12 +11,13 @@ func (a *App) ListServers() ([]servers.View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return svc.Servers.List(context.Background())
+	list, err := svc.Servers.List(a.life)
+	return orEmpty(list), err
 }
 
 // ValidateServer returns the field errors of cfg; empty when valid.
 func (a *App) ValidateServer(cfg serverconf.Config) ([]serverconf.FieldError, error) {
-	return servers.Validate(cfg), nil
+	return orEmpty(servers.Validate(cfg)), nil
 }
 
 // SaveServer stores a new or edited server and (re)connects it when enabled.
@@ -27,21 +26,7 @@ func (a *App) SaveServer(cfg serverconf.Config) (servers.View, error) {
 	if err != nil {
 		return servers.View{}, err
 	}
-	ctx := context.Background()
-	saved, err := svc.Servers.Save(ctx, cfg)
-	if err != nil {
-		return servers.View{}, err
-	}
-	views, err := svc.Servers.List(ctx)
-	if err != nil {
-		return servers.View{}, err
-	}
-	for _, v := range views {
-		if v.Config.ID == saved.ID {
-			return v, nil
-		}
-	}
-	return servers.View{Config: saved}, nil
+	return svc.SaveServer(a.life, cfg)
 }
 
 // DeleteServer removes a server, its grants and secrets.
@@ -50,7 +35,7 @@ func (a *App) DeleteServer(id string) error {
 	if err != nil {
 		return err
 	}
-	return svc.Servers.Delete(context.Background(), id)
+	return svc.Servers.Delete(a.life, id)
 }
 
 // ConnectServer connects a server now.
@@ -86,7 +71,7 @@ func (a *App) SetToolEnabled(serverID, tool string, enabled bool) error {
 	if err != nil {
 		return err
 	}
-	return svc.Servers.SetToolEnabled(context.Background(), serverID, tool, enabled)
+	return svc.Servers.SetToolEnabled(a.life, serverID, tool, enabled)
 }
 
 // PreviewImport reports what importing text (Claude Desktop, VS Code or
@@ -96,7 +81,7 @@ func (a *App) PreviewImport(text string) (*serverconf.ImportReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return svc.Servers.Preview(context.Background(), []byte(text))
+	return svc.Servers.Preview(a.life, []byte(text))
 }
 
 // ImportServers adds what PreviewImport lists as added, all or nothing.
@@ -105,7 +90,7 @@ func (a *App) ImportServers(text string) (*serverconf.ImportReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return svc.Servers.Import(context.Background(), []byte(text))
+	return svc.Servers.Import(a.life, []byte(text))
 }
 
 // AuthorizeServer signs in to a remote server in the system browser and
@@ -115,7 +100,7 @@ func (a *App) AuthorizeServer(id string) error {
 	if err != nil {
 		return err
 	}
-	return svc.Authorize(context.Background(), id)
+	return svc.Authorize(a.life, id)
 }
 
 // CancelAuthorize abandons a sign-in in progress.

@@ -1,30 +1,26 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/core"
 )
 
 // GetSettings returns the app-wide settings.
 func (a *App) GetSettings() (core.Settings, error) {
-	return core.LoadSettings(context.Background(), a.core.Store)
+	return core.LoadSettings(a.life, a.core.Store)
 }
 
 // SaveSettings validates and stores the settings.
 func (a *App) SaveSettings(s core.Settings) error {
-	if err := core.SaveSettings(context.Background(), a.core.Store, s); err != nil {
+	svc, err := a.services()
+	if err != nil {
 		return err
 	}
-	if svc, err := a.services(); err == nil {
-		svc.Chat.SetLimits(chat.Limits{MaxToolRounds: s.MaxToolRounds, ResultLimit: s.ToolResultLimit, DefaultSystemPrompt: s.DefaultSystemPrompt})
-	}
-	return nil
+	return svc.SaveSettings(a.life, s)
 }
 
 // OpenURL opens an http(s) or mailto link in the system browser.

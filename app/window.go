@@ -30,7 +30,7 @@ func (a *App) loadWindow() windowState {
 		return ws
 	}
 	var saved windowState
-	if err := a.core.Store.Setting(context.Background(), windowKey, &saved); err == nil {
+	if err := a.core.Store.Setting(a.life, windowKey, &saved); err == nil {
 		if saved.Width >= minWidth && saved.Height >= minHeight && saved.Width < 20000 && saved.Height < 20000 {
 			ws = saved
 		}
@@ -59,7 +59,7 @@ func (a *App) saveWindow(ctx context.Context) {
 		ws.X, ws.Y = runtime.WindowGetPosition(ctx)
 		ws.Placed = true
 	}
-	if err := a.core.Store.SetSetting(context.Background(), windowKey, ws); err != nil {
+	if err := a.core.Store.SetSetting(a.life, windowKey, ws); err != nil {
 		a.logger().Warn("saving window size", "err", err)
 	}
 }

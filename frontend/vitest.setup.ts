@@ -1,5 +1,9 @@
 import './src/lib/test/happydom';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { cleanup } from '@testing-library/svelte';
 
-afterEach(() => cleanup());
+// A test that fakes time (vi.useFakeTimers) leaves the next one real time.
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});

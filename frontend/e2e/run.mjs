@@ -235,7 +235,7 @@ test('Revoking an "always" grant: the next call of that tool asks again', async 
     await send(page, 'use tool everything__get-sum {"a":4,"b":5}');
     const modal = await approvalModal(page);
     assert.match(await modal.getByTestId('approval-tool').textContent(), /^(everything__)?get-sum$/);
-    await waitAttr(card(page, 'everything__get-sum'), 'data-status', 'approval');
+    await waitAttr(card(page, 'everything__get-sum'), 'data-status', 'waiting_approval');
     await modal.getByTestId('approval-allow-once').click();
     await turnDone(page);
     assert.match(await resultText(card(page, 'everything__get-sum')), /9/);

@@ -4,6 +4,8 @@ import App from './App.svelte';
 import { FakeBackend } from './lib/backend/fake';
 import { settle } from './lib/test/helpers';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 function withProvider(be: FakeBackend) {
   be.providers = [{ id: 'p1', name: 'Cerebras', preset: 'cerebras', baseUrl: 'https://api.cerebras.ai/v1', defaultModel: 'm1', hasKey: true, keyFromEnv: '' }];
   return be;
@@ -118,7 +120,7 @@ describe('settings', () => {
 
   it('lists always-allowed tools with revoke', async () => {
     const be = withProvider(new FakeBackend());
-    be.policy = { yolo: false, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: 'f', createdAt: 1 }] };
+    be.policy = { yolo: false, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: 'f', createdAt: iso(1)}] };
     render(App, { props: { backend: be } });
     await fireEvent.click(await screen.findByTestId('tab-settings'));
     const row = screen.getByTestId('grant-row');

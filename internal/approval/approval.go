@@ -48,6 +48,13 @@ const (
 	Cancelled Decision = "cancelled"
 )
 
+// Decisions and DecidedBys list every value of their type (the frontend's
+// contract is generated from them).
+var (
+	Decisions  = []Decision{AllowOnce, AllowAlways, AllowAll, Deny, Cancelled}
+	DecidedBys = []DecidedBy{ByUser, ByPolicy, BySystem}
+)
+
 // Allows reports whether a call with this decision runs.
 func (d Decision) Allows() bool {
 	return d == AllowOnce || d == AllowAlways || d == AllowAll
@@ -88,7 +95,7 @@ type Request struct {
 	// does not allow calls that carry another.
 	Fingerprint string `json:"fingerprint"`
 	// Arguments is the JSON the model produced; nil means no arguments.
-	Arguments json.RawMessage `json:"arguments"`
+	Arguments json.RawMessage `json:"arguments" ts_type:"unknown"`
 	// DefinitionHash identifies the tool's definition as the server sent
 	// it (mcpconn.Tool.DefinitionHash); empty when unknown. A grant made
 	// for one definition does not allow calls that carry another, so a
@@ -96,14 +103,14 @@ type Request struct {
 	DefinitionHash string `json:"definitionHash,omitempty"`
 	// InputSchema is the tool's input schema, shown to the user and kept
 	// with an "always" grant; nil when unknown.
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty" ts_type:"unknown"`
 	// Changed is set by the Broker when the user had allowed this tool
 	// always but the server changed its definition since: the grant no
 	// longer applies, and PreviousDescription and PreviousInputSchema are
 	// what the user allowed then (Description and InputSchema are now).
 	Changed             bool            `json:"changed,omitempty"`
 	PreviousDescription string          `json:"previousDescription,omitempty"`
-	PreviousInputSchema json.RawMessage `json:"previousInputSchema,omitempty"`
+	PreviousInputSchema json.RawMessage `json:"previousInputSchema,omitempty" ts_type:"unknown"`
 }
 
 // An Outcome is the final answer for a call.
@@ -111,11 +118,11 @@ type Outcome struct {
 	// Allowed reports whether the call runs.
 	Allowed bool `json:"allowed"`
 	// Decision and DecidedBy are recorded in the tool-call audit record.
-	Decision  Decision  `json:"decision"`
-	DecidedBy DecidedBy `json:"decidedBy"`
+	Decision  Decision  `json:"decision" ts_type:"Decision"`
+	DecidedBy DecidedBy `json:"decidedBy" ts_type:"DecidedBy"`
 	// Arguments is a copy of the request's arguments when Allowed, nil
 	// otherwise. Run the tool with exactly these.
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty" ts_type:"unknown"`
 	// Reason says why the system cancelled the call (ReasonServerChanged);
 	// empty for every other outcome and for a cancel by the caller.
 	Reason string `json:"reason,omitempty"`
@@ -147,7 +154,7 @@ type Grant struct {
 	// schema stays out of EventPolicy, which carries every grant.
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"-"`
-	CreatedAt   time.Time       `json:"createdAt"`
+	CreatedAt   time.Time       `json:"createdAt" ts_type:"string"`
 }
 
 // A Policy is the payload of EventPolicy: the whole remembered policy.

@@ -19,7 +19,7 @@ import (
 func waitRequested() (*recorder, <-chan string) {
 	ids := make(chan string, 64)
 	rec := &recorder{}
-	rec.onEmit = func(name string, payload any) {
+	rec.OnEmit = func(name string, payload any) {
 		if name == EventRequested {
 			ids <- payload.(Request).ID
 		}

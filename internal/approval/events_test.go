@@ -29,7 +29,7 @@ func TestWaiterRegisteredBeforeEmit(t *testing.T) {
 			b, rec := newTestBroker(t, nil)
 			defer b.Close()
 			var reactErr error
-			rec.onEmit = func(name string, payload any) {
+			rec.OnEmit = func(name string, payload any) {
 				if name == EventRequested && payload.(Request).ID == "a" {
 					reactErr = tt.react(t.Context(), b)
 				}

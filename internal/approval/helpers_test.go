@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 )
 
 var epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -21,31 +22,18 @@ type recorded struct {
 	Payload any
 }
 
-// A recorder is an Emitter that keeps every event. onEmit, when set, runs
+// A recorder is an Emitter that keeps every event. OnEmit, when set, runs
 // inside Emit, the way a frontend that answers at once would.
-type recorder struct {
-	mu     sync.Mutex
-	events []recorded
-	onEmit func(name string, payload any)
-}
+type recorder struct{ eventtest.Recorder }
 
-func (r *recorder) Emit(name string, payload any) {
-	r.mu.Lock()
-	r.events = append(r.events, recorded{name, payload})
-	hook := r.onEmit
-	r.mu.Unlock()
-	if hook != nil {
-		hook(name, payload)
-	}
-}
-
-// take returns the events recorded since the last take.
+// take returns the events recorded since the last take, as recorded (the
+// tests' expectations have no times).
 func (r *recorder) take() []recorded {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	evs := r.events
-	r.events = nil
-	return evs
+	var out []recorded
+	for _, e := range r.Take() {
+		out = append(out, recorded{e.Name, e.Payload})
+	}
+	return out
 }
 
 var errStoreDown = errors.New("disk I/O error")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/switchboard-app/switchboard/internal/approval"
 )
 
 // A Tool is a tool as chat offers it to models. The fields are those of
@@ -98,46 +99,10 @@ type ToolSource interface {
 	CallTool(ctx context.Context, ref ToolRef, args json.RawMessage, onProgress func(Progress)) (ToolResult, error)
 }
 
-// An ApprovalRequest asks whether one call may run. Its fields are those of
-// approval.Request, in the same order, so one converts to the other.
-type ApprovalRequest struct {
-	ID             string          `json:"id"`
-	ConversationID string          `json:"conversationId"`
-	ServerID       string          `json:"serverId"`
-	Tool           string          `json:"tool"`
-	ServerName     string          `json:"serverName"`
-	Description    string          `json:"description"`
-	Fingerprint    string          `json:"fingerprint"`
-	Arguments      json.RawMessage `json:"arguments"`
-	DefinitionHash string          `json:"definitionHash,omitempty"`
-	InputSchema    json.RawMessage `json:"inputSchema,omitempty"`
-	// Changed, PreviousDescription and PreviousInputSchema are the
-	// approver's to set (the tool changed since the user allowed it).
-	Changed             bool            `json:"changed,omitempty"`
-	PreviousDescription string          `json:"previousDescription,omitempty"`
-	PreviousInputSchema json.RawMessage `json:"previousInputSchema,omitempty"`
-}
-
-// An ApprovalOutcome is the answer: approval.Outcome with string decisions.
-type ApprovalOutcome struct {
-	Allowed bool `json:"allowed"`
-	// Decision is allow_once, allow_always, allow_all, deny or cancelled.
-	Decision  string `json:"decision"`
-	DecidedBy string `json:"decidedBy"`
-	// Arguments are the ones to run the tool with when Allowed.
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	// Reason says why a call was cancelled when the user did not stop the
-	// reply (its server changed while it waited, say); may be empty.
-	Reason string `json:"reason,omitempty"`
-}
-
-// DecisionCancelled is the Decision of a call cancelled before a decision.
-const DecisionCancelled = "cancelled"
-
 // An Approver decides whether a call may run: approval.Broker, adapted.
 // Nothing runs without an outcome with Allowed set.
 type Approver interface {
-	Request(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, error)
+	Request(ctx context.Context, r approval.Request) (approval.Outcome, error)
 }
 
 // A PolicyApprover is an Approver that can also tell, without asking
@@ -147,7 +112,7 @@ type Approver interface {
 // Request would give at once for the same r.
 type PolicyApprover interface {
 	Approver
-	Decided(ctx context.Context, r ApprovalRequest) (out ApprovalOutcome, ok bool)
+	Decided(ctx context.Context, r approval.Request) (out approval.Outcome, ok bool)
 }
 
 // An Emitter sends an event to the UI. It is called from several

@@ -31,7 +31,7 @@ func TestAuthErrorSaysCheckTheKey(t *testing.T) {
 	if st := last(h.rec.statuses()); st.State != StateError || st.Message != ms[1].Error {
 		t.Errorf("last status %+v", st)
 	}
-	if d := h.rec.all(EventDone); len(d) != 1 || d[0].payload.(DoneEvent).Error != ms[1].Error {
+	if d := h.rec.all(EventDone); len(d) != 1 || d[0].Payload.(DoneEvent).Error != ms[1].Error {
 		t.Errorf("done %+v", d)
 	}
 }
@@ -106,7 +106,7 @@ func TestFailedReplyCanBeRetried(t *testing.T) {
 			if ms[1].Content != "Hello world" {
 				t.Errorf("retried reply %q", ms[1].Content)
 			}
-			if tr := h.rec.all(EventTruncated); len(tr) != 1 || tr[0].payload.(TruncatedEvent).AfterSeq != 1 {
+			if tr := h.rec.all(EventTruncated); len(tr) != 1 || tr[0].Payload.(TruncatedEvent).AfterSeq != 1 {
 				t.Errorf("truncated events %+v", tr)
 			}
 		})

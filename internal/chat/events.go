@@ -1,7 +1,9 @@
 package chat
 
-// Event names, and the payload each one carries. The frontend mirrors them
-// once, in TypeScript.
+import "github.com/switchboard-app/switchboard/internal/store"
+
+// Event names, and the payload each one carries. app.EventPayloads
+// declares them all for the frontend, whose TypeScript is generated from it.
 const (
 	// EventMessage carries a store.Message, created or changed as a whole
 	// (the user's message, a reply starting or finishing, a tool result).
@@ -34,33 +36,39 @@ type DeltaEvent struct {
 	Reasoning      string `json:"reasoning,omitempty"`
 }
 
-// Tool-call states of ToolCallEvent.Status.
+// Tool-call states of ToolCallEvent.Status: the audit record's
+// (store.CallStatuses), one vocabulary for the store, the events and the UI.
 const (
-	ToolPending         = "pending" // requested, being checked
-	ToolWaitingApproval = "waiting_approval"
-	ToolRunning         = "running"
-	ToolDone            = "done"
-	ToolFailed          = "failed" // refused by a check, failed, or the tool reported an error
-	ToolDenied          = "denied"
-	ToolCancelled       = "cancelled"
+	ToolPending         = store.CallPending // requested, being checked
+	ToolWaitingApproval = store.CallWaitingApproval
+	ToolRunning         = store.CallRunning
+	ToolDone            = store.CallDone
+	ToolFailed          = store.CallFailed // refused by a check, failed, or the tool reported an error
+	ToolDenied          = store.CallDenied
+	ToolCancelled       = store.CallCancelled
 )
 
-// A ToolCallEvent is a tool call's state.
+// A ToolCallEvent is a tool call's state. Its fields have the names of the
+// audit record's (store.ToolCall), so the UI merges the two.
 type ToolCallEvent struct {
 	ConversationID string `json:"conversationId"`
 	// MessageID is the assistant message that made the call.
 	MessageID int64 `json:"messageId"`
-	// ID is the audit record's (store.ToolCall.ID); ToolCallID is the
-	// model's, which may repeat across rounds.
+	// ID is the audit record's (store.ToolCall.ID); CallID is the model's,
+	// which may repeat across rounds.
 	ID         string `json:"id"`
-	ToolCallID string `json:"toolCallId"`
-	Tool       string `json:"tool"`
-	Server     string `json:"server"`
-	Status     string `json:"status"`
+	CallID     string `json:"callId"`
+	ServerID   string `json:"serverId"`
+	ServerName string `json:"serverName"`
+	// Tool is the exposed name the model called.
+	Tool   string `json:"tool"`
+	Status string `json:"status" ts_type:"store.CallStatus"`
 	// Progress is set on progress reports while running.
 	Progress *Progress `json:"progress,omitempty"`
-	// Result is the start of the result text once the call ended.
-	Result     string `json:"result,omitempty"`
+	// ResultText is the start of the result text once the call ended; the
+	// whole result is the audit record's.
+	ResultText string `json:"resultText,omitempty"`
+	IsError    bool   `json:"isError,omitempty"`
 	Error      string `json:"error,omitempty"`
 	DurationMs int64  `json:"durationMs,omitempty"`
 }
@@ -74,13 +82,20 @@ const (
 	StateError     = "error"
 )
 
+// RunStates lists every run state (the frontend's contract is generated
+// from it).
+var RunStates = []string{StateStreaming, StateTools, StateRetrying, StateIdle, StateError}
+
 // A StatusEvent says what a conversation's run is doing.
 type StatusEvent struct {
 	ConversationID string `json:"conversationId"`
-	State          string `json:"state"`
+	State          string `json:"state" ts_type:"RunState"`
 	// Message explains the state to the user ("rate limited, retrying in
 	// 5 s", an error); often empty.
 	Message string `json:"message,omitempty"`
+	// RetryInMs is, when retrying, how long until the next attempt; the UI
+	// counts it down.
+	RetryInMs int64 `json:"retryInMs,omitempty"`
 }
 
 // A DoneEvent says a run ended and how.
@@ -88,7 +103,7 @@ type DoneEvent struct {
 	ConversationID string `json:"conversationId"`
 	RunID          string `json:"runId"`
 	// Status is store.StatusDone, StatusStopped or StatusError.
-	Status string `json:"status"`
+	Status string `json:"status" ts_type:"store.MessageStatus"`
 	Error  string `json:"error,omitempty"`
 }
 

@@ -40,7 +40,7 @@ func TestEditAndResend(t *testing.T) {
 	if _, err := h.e.EditAndResend(context.Background(), h.conv.ID, 1, " "); err != ErrEmptyMessage {
 		t.Errorf("empty edit: %v", err)
 	}
-	if tr := h.rec.all(EventTruncated); len(tr) != 1 || tr[0].payload.(TruncatedEvent).AfterSeq != 1 {
+	if tr := h.rec.all(EventTruncated); len(tr) != 1 || tr[0].Payload.(TruncatedEvent).AfterSeq != 1 {
 		t.Errorf("truncated %+v", tr)
 	}
 }

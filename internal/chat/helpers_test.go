@@ -4,46 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-app/switchboard/internal/approval"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
-// recorder is an Emitter that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []event
-}
+// recorder is an Emitter that keeps every event, with what the tests ask
+// of chat's events.
+type recorder struct{ eventtest.Recorder }
 
-type event struct {
-	name    string
-	payload any
-	at      time.Time
-}
+type event = eventtest.Event
 
-func (r *recorder) Emit(name string, payload any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, event{name, payload, time.Now()})
-}
-
-func (r *recorder) all(name string) []event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []event
-	for _, e := range r.events {
-		if e.name == name {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func (r *recorder) all(name string) []event { return r.Named(name) }
 
 // deltas returns the concatenated content of a message's delta events and
 // their count.
@@ -51,7 +31,7 @@ func (r *recorder) deltas(msgID int64) (string, int) {
 	var s string
 	n := 0
 	for _, e := range r.all(EventDelta) {
-		if d := e.payload.(DeltaEvent); d.MessageID == msgID {
+		if d := e.Payload.(DeltaEvent); d.MessageID == msgID {
 			s += d.Content
 			n++
 		}
@@ -60,19 +40,11 @@ func (r *recorder) deltas(msgID int64) (string, int) {
 }
 
 func (r *recorder) statuses() []StatusEvent {
-	var out []StatusEvent
-	for _, e := range r.all(EventStatus) {
-		out = append(out, e.payload.(StatusEvent))
-	}
-	return out
+	return eventtest.Payloads[StatusEvent](&r.Recorder, EventStatus)
 }
 
 func (r *recorder) toolEvents() []ToolCallEvent {
-	var out []ToolCallEvent
-	for _, e := range r.all(EventToolCall) {
-		out = append(out, e.payload.(ToolCallEvent))
-	}
-	return out
+	return eventtest.Payloads[ToolCallEvent](&r.Recorder, EventToolCall)
 }
 
 // fakeTools is a ToolSource with handlers per tool (by exposed name). Like
@@ -140,23 +112,23 @@ func tool(server, name string) Tool {
 
 // fakeApprover answers with decide, allowing once by default.
 type fakeApprover struct {
-	decide func(ApprovalRequest) ApprovalOutcome
+	decide func(approval.Request) approval.Outcome
 
 	mu       sync.Mutex
-	requests []ApprovalRequest
+	requests []approval.Request
 }
 
-func (a *fakeApprover) Request(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, error) {
+func (a *fakeApprover) Request(ctx context.Context, r approval.Request) (approval.Outcome, error) {
 	a.mu.Lock()
 	a.requests = append(a.requests, r)
 	a.mu.Unlock()
 	if a.decide == nil {
-		return ApprovalOutcome{Allowed: true, Decision: "allow_once", DecidedBy: "user", Arguments: r.Arguments}, nil
+		return approval.Outcome{Allowed: true, Decision: "allow_once", DecidedBy: "user", Arguments: r.Arguments}, nil
 	}
 	return a.decide(r), nil
 }
 
-func (a *fakeApprover) asked() []ApprovalRequest {
+func (a *fakeApprover) asked() []approval.Request {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.requests)

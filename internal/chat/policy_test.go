@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-app/switchboard/internal/approval"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,11 +19,11 @@ type policyApprover struct {
 	always map[string]bool // original tool names
 }
 
-func (a policyApprover) Decided(_ context.Context, r ApprovalRequest) (ApprovalOutcome, bool) {
+func (a policyApprover) Decided(_ context.Context, r approval.Request) (approval.Outcome, bool) {
 	if !a.always[r.Tool] {
-		return ApprovalOutcome{}, false
+		return approval.Outcome{}, false
 	}
-	return ApprovalOutcome{Allowed: true, Decision: "allow_always", DecidedBy: "policy", Arguments: r.Arguments}, true
+	return approval.Outcome{Allowed: true, Decision: "allow_always", DecidedBy: "policy", Arguments: r.Arguments}, true
 }
 
 // A call a standing policy allows runs without asking and is recorded as
@@ -69,7 +70,7 @@ func TestPolicyDecidedCallsSkipTheQuestion(t *testing.T) {
 	// The UI saw the policy call go straight to running, never waiting.
 	var seen []string
 	for _, ev := range h.rec.toolEvents() {
-		if ev.ToolCallID == "call_a" {
+		if ev.CallID == "call_a" {
 			seen = append(seen, ev.Status)
 		}
 	}

@@ -56,16 +56,16 @@ func TestProgressFloodIsPaced(t *testing.T) {
 	}
 	var progress []event
 	for _, ev := range h.rec.all(EventToolCall) {
-		if ev.payload.(ToolCallEvent).Progress != nil {
+		if ev.Payload.(ToolCallEvent).Progress != nil {
 			progress = append(progress, ev)
 		}
 	}
-	span := last(progress).at.Sub(start)
+	span := last(progress).At.Sub(start)
 	if limit := 1 + int(span/ProgressInterval); len(progress) > limit {
 		t.Errorf("%d progress events in %v; want at most %d", len(progress), span, limit)
 	}
 	for i := 1; i < len(progress); i++ {
-		if gap := progress[i].at.Sub(progress[i-1].at); gap < ProgressInterval-5*time.Millisecond {
+		if gap := progress[i].At.Sub(progress[i-1].At); gap < ProgressInterval-5*time.Millisecond {
 			t.Errorf("progress events %d and %d only %v apart", i-1, i, gap)
 		}
 	}
@@ -80,7 +80,7 @@ func TestProgressPacer(t *testing.T) {
 		a := &toolCall{call: llmCall("a")}
 		b := &toolCall{call: llmCall("b")}
 		report := func(tc *toolCall, n float64) {
-			p.add(tc, ToolCallEvent{ToolCallID: tc.call.ID, Status: ToolRunning, Progress: &Progress{Progress: n}})
+			p.add(tc, ToolCallEvent{CallID: tc.call.ID, Status: ToolRunning, Progress: &Progress{Progress: n}})
 		}
 		// Both calls report every millisecond for a second.
 		begin := time.Now()
@@ -96,9 +96,9 @@ func TestProgressPacer(t *testing.T) {
 		}
 		perCall := map[string]int{}
 		for i, ev := range evs {
-			perCall[ev.payload.(ToolCallEvent).ToolCallID]++
-			if i > 0 && ev.at.Sub(evs[i-1].at) < ProgressInterval {
-				t.Errorf("events %d and %d are %v apart", i-1, i, ev.at.Sub(evs[i-1].at))
+			perCall[ev.Payload.(ToolCallEvent).CallID]++
+			if i > 0 && ev.At.Sub(evs[i-1].At) < ProgressInterval {
+				t.Errorf("events %d and %d are %v apart", i-1, i, ev.At.Sub(evs[i-1].At))
 			}
 		}
 		if perCall["a"] < len(evs)/2 || perCall["b"] < len(evs)/2 {
@@ -107,34 +107,25 @@ func TestProgressPacer(t *testing.T) {
 
 		// a ends with a report waiting: it goes out at once, and nothing
 		// of a follows.
-		rec.take()
+		rec.Take()
 		report(a, 5000)
 		report(b, 5000)
 		p.end(a)
-		evs = rec.take()
-		if len(evs) != 1 || evs[0].payload.(ToolCallEvent).ToolCallID != "a" || evs[0].payload.(ToolCallEvent).Progress.Progress != 5000 {
+		evs = rec.Take()
+		if len(evs) != 1 || evs[0].Payload.(ToolCallEvent).CallID != "a" || evs[0].Payload.(ToolCallEvent).Progress.Progress != 5000 {
 			t.Fatalf("at a's end: %+v", evs)
 		}
 		time.Sleep(time.Second)
 		synctest.Wait()
-		evs = rec.take()
-		if len(evs) != 1 || evs[0].payload.(ToolCallEvent).ToolCallID != "b" || evs[0].payload.(ToolCallEvent).Progress.Progress != 5000 {
+		evs = rec.Take()
+		if len(evs) != 1 || evs[0].Payload.(ToolCallEvent).CallID != "b" || evs[0].Payload.(ToolCallEvent).Progress.Progress != 5000 {
 			t.Errorf("after a's end: %+v; want b's last report only", evs)
 		}
 		p.end(b)
-		if evs := rec.take(); len(evs) != 0 {
+		if evs := rec.Take(); len(evs) != 0 {
 			t.Errorf("b's end sent %+v; its report was already out", evs)
 		}
 	})
 }
 
 func llmCall(id string) llm.ToolCall { return llm.ToolCall{ID: id, Name: "t"} }
-
-// take returns the events recorded since the last take.
-func (r *recorder) take() []event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	evs := r.events
-	r.events = nil
-	return evs
-}

@@ -138,9 +138,8 @@ func TestDeltasConcatenateToContent(t *testing.T) {
 		t.Logf("seed %d: %d chunks arrived as %d deltas", seed, len(chunks), n)
 		// Every delta comes before the event of the finished message.
 		lastDelta, final := -1, -1
-		h.rec.mu.Lock()
-		for i, ev := range h.rec.events {
-			switch p := ev.payload.(type) {
+		for i, ev := range h.rec.Events() {
+			switch p := ev.Payload.(type) {
 			case DeltaEvent:
 				if p.MessageID == m.ID {
 					lastDelta = i
@@ -151,7 +150,6 @@ func TestDeltasConcatenateToContent(t *testing.T) {
 				}
 			}
 		}
-		h.rec.mu.Unlock()
 		if lastDelta < 0 || final < lastDelta {
 			t.Errorf("seed %d: last delta at event %d, finished message at %d", seed, lastDelta, final)
 		}

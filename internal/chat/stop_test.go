@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-app/switchboard/internal/approval"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func TestStopMidStreamKeepsPartial(t *testing.T) {
 	if m.Status != store.StatusStopped || m.Content != "The answer is " || m.Error != "" {
 		t.Errorf("stopped message %+v", m)
 	}
-	if d := h.rec.all(EventDone); len(d) != 1 || d[0].payload.(DoneEvent).Status != store.StatusStopped {
+	if d := h.rec.all(EventDone); len(d) != 1 || d[0].Payload.(DoneEvent).Status != store.StatusStopped {
 		t.Errorf("done %+v", d)
 	}
 	if h.e.Stop(h.conv.ID) {
@@ -133,7 +134,7 @@ func TestStopWhileWaitingForApproval(t *testing.T) {
 	if n := len(h.tools.called()); n != 0 {
 		t.Errorf("tool ran %d times", n)
 	}
-	if a := h.audit(); len(a) != 1 || a[0].Status != store.CallCancelled || a[0].Decision != DecisionCancelled {
+	if a := h.audit(); len(a) != 1 || a[0].Status != store.CallCancelled || a[0].Decision != string(approval.Cancelled) {
 		t.Errorf("audit %+v", a)
 	}
 }
@@ -142,10 +143,10 @@ func TestStopWhileWaitingForApproval(t *testing.T) {
 // cancelled.
 type blockingApprover struct{ waiting chan struct{} }
 
-func (b *blockingApprover) Request(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, error) {
+func (b *blockingApprover) Request(ctx context.Context, r approval.Request) (approval.Outcome, error) {
 	close(b.waiting)
 	<-ctx.Done()
-	return ApprovalOutcome{Decision: DecisionCancelled, DecidedBy: "system"}, nil
+	return approval.Outcome{Decision: approval.Cancelled, DecidedBy: "system"}, nil
 }
 
 func TestBusyAndClose(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-app/switchboard/internal/approval"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -26,13 +27,13 @@ const summaryLength = 200
 // and the tool; its events and audit updates come from its goroutine
 // (progress aside, which is dropped once the call ended).
 type toolCall struct {
-	e         *Engine
-	ctx, save context.Context
-	conv      store.Conversation
-	msg       store.Message
-	call      llm.ToolCall
-	id        string // audit record ID
-	server    string
+	e                *Engine
+	ctx, save        context.Context
+	conv             store.Conversation
+	msg              store.Message
+	call             llm.ToolCall
+	id               string // audit record ID
+	serverID, server string
 	// unrecorded is set when the audit record could not be written; the
 	// call goes on without updating it.
 	unrecorded bool
@@ -48,7 +49,7 @@ type toolCall struct {
 func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	e, c := tc.e, tc.call
 	tool, known := tools[c.Name]
-	tc.server = tool.ServerName
+	tc.serverID, tc.server = tool.ServerID, tool.ServerName
 	args := bytes.TrimSpace([]byte(c.Arguments))
 	if len(args) == 0 {
 		args = []byte("{}")
@@ -73,21 +74,21 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	rec := store.ToolCall{ID: store.NewID(), CallID: c.ID, ConversationID: tc.conv.ID, MessageID: tc.msg.ID,
 		ServerID: tool.ServerID, ServerName: tool.ServerName, Tool: c.Name, Arguments: c.Arguments, RequestedAt: e.opts.Now()}
 	tc.id = rec.ID
-	req := ApprovalRequest{ID: tc.id, ConversationID: tc.conv.ID, ServerID: tool.ServerID, Tool: cmp.Or(tool.OriginalName, tool.Name),
+	req := approval.Request{ID: tc.id, ConversationID: tc.conv.ID, ServerID: tool.ServerID, Tool: cmp.Or(tool.OriginalName, tool.Name),
 		ServerName: tool.ServerName, Description: tool.Description, Fingerprint: tool.Fingerprint, Arguments: json.RawMessage(args),
 		DefinitionHash: tool.DefinitionHash, InputSchema: tool.InputSchema}
 
 	// A call a standing policy allows is recorded as requested, decided
 	// and started in one write; any other is recorded before it is checked
 	// or put to the user.
-	var out ApprovalOutcome
+	var out approval.Outcome
 	decided := false
 	if pa, ok := e.opts.Approver.(PolicyApprover); ok && refusal == "" {
 		out, decided = pa.Decided(tc.ctx, req)
 		decided = decided && out.Allowed
 	}
 	if decided {
-		rec.Status, rec.Decision, rec.DecidedBy, rec.StartedAt = store.CallRunning, out.Decision, out.DecidedBy, rec.RequestedAt
+		rec.Status, rec.Decision, rec.DecidedBy, rec.StartedAt = store.CallRunning, string(out.Decision), string(out.DecidedBy), rec.RequestedAt
 	}
 	if _, err := e.opts.Store.InsertToolCall(tc.save, rec); err != nil {
 		e.log.Error("recording a tool call", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
@@ -102,6 +103,7 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	}
 	start := rec.StartedAt
 	if !decided {
+		tc.decide(store.CallWaitingApproval, approval.Outcome{})
 		tc.event(ToolCallEvent{Status: ToolWaitingApproval})
 		var err error
 		out, err = e.opts.Approver.Request(tc.ctx, req)
@@ -117,17 +119,17 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 			e.log.Warn("approval", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
 		}
 		switch {
-		case !out.Allowed && (out.Decision == DecisionCancelled || tc.ctx.Err() != nil):
+		case !out.Allowed && (out.Decision == approval.Cancelled || tc.ctx.Err() != nil):
 			tc.cancelled(out, 0)
 			return
 		case !out.Allowed:
 			tc.decide(store.CallDenied, out)
 			text := fmt.Sprintf("The user declined this call of %s, so it did not run. Go on without it, or ask the user what to do instead.", c.Name)
-			tc.finish(store.ToolCallEnd{Status: store.CallDenied}, ToolCallEvent{Status: ToolDenied, Result: text}, text)
+			tc.finish(store.ToolCallEnd{Status: store.CallDenied}, ToolCallEvent{Status: ToolDenied, ResultText: text}, text)
 			return
 		}
 		start = e.opts.Now()
-		if err := e.opts.Store.StartToolCall(tc.save, tc.id, start, out.Decision, out.DecidedBy); err != nil {
+		if err := e.opts.Store.StartToolCall(tc.save, tc.id, start, string(out.Decision), string(out.DecidedBy)); err != nil {
 			e.log.Warn("recording a tool call start", "id", tc.id, "err", err)
 		}
 	}
@@ -144,13 +146,13 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 		text := fmt.Sprintf("Error: the server changed the tool %s after this call was approved, so it did not run. Tell the user; calling it again asks them about the changed tool.", c.Name)
 		shown := "The server changed this tool after you approved the call, so it did not run."
 		e.log.Warn("tool changed after approval", "conversationId", tc.conv.ID, "tool", c.Name, "err", err)
-		tc.finish(store.ToolCallEnd{Status: store.CallError, IsError: true, Error: shown, Duration: took},
-			ToolCallEvent{Status: ToolFailed, Error: shown, DurationMs: took.Milliseconds()}, text)
+		tc.finish(store.ToolCallEnd{Status: store.CallFailed, IsError: true, Error: shown, Duration: took},
+			ToolCallEvent{Status: ToolFailed, IsError: true, Error: shown, DurationMs: took.Milliseconds()}, text)
 		return
 	case err != nil:
 		text := fmt.Sprintf("Error: the call of %s failed: %v", c.Name, err)
-		tc.finish(store.ToolCallEnd{Status: store.CallError, IsError: true, Error: err.Error(), Duration: took},
-			ToolCallEvent{Status: ToolFailed, Error: err.Error(), DurationMs: took.Milliseconds()}, text)
+		tc.finish(store.ToolCallEnd{Status: store.CallFailed, IsError: true, Error: err.Error(), Duration: took},
+			ToolCallEvent{Status: ToolFailed, IsError: true, Error: err.Error(), DurationMs: took.Milliseconds()}, text)
 		return
 	}
 	full := res.Full
@@ -161,23 +163,23 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	if text == "" {
 		text = "(no output)"
 	}
-	status := ToolDone
+	status := store.CallDone
 	if res.IsError {
-		status = ToolFailed
+		status = store.CallFailed
 	}
-	tc.finish(store.ToolCallEnd{Status: store.CallDone, Result: full, IsError: res.IsError, Duration: took},
-		ToolCallEvent{Status: status, Result: clip(res.Text, summaryLength), DurationMs: took.Milliseconds()}, text)
+	tc.finish(store.ToolCallEnd{Status: status, Result: full, IsError: res.IsError, Duration: took},
+		ToolCallEvent{Status: status, ResultText: clip(res.Text, summaryLength), IsError: res.IsError, DurationMs: took.Milliseconds()}, text)
 }
 
 // refuse ends a call that did not pass a check; text goes to the model.
 func (tc *toolCall) refuse(text string) {
-	tc.finish(store.ToolCallEnd{Status: store.CallError, IsError: true, Error: text},
-		ToolCallEvent{Status: ToolFailed, Error: text}, text)
+	tc.finish(store.ToolCallEnd{Status: store.CallFailed, IsError: true, Error: text},
+		ToolCallEvent{Status: ToolFailed, IsError: true, Error: text}, text)
 }
 
-func (tc *toolCall) cancelled(out ApprovalOutcome, took time.Duration) {
+func (tc *toolCall) cancelled(out approval.Outcome, took time.Duration) {
 	if out.Decision == "" {
-		out.Decision, out.DecidedBy = DecisionCancelled, "system"
+		out.Decision, out.DecidedBy = approval.Cancelled, approval.BySystem
 	}
 	tc.decide(store.CallCancelled, out)
 	text := fmt.Sprintf("The call of %s was cancelled before it finished: the user stopped the reply.", tc.call.Name)
@@ -190,11 +192,11 @@ func (tc *toolCall) cancelled(out ApprovalOutcome, took time.Duration) {
 		ToolCallEvent{Status: ToolCancelled, Error: out.Reason, DurationMs: took.Milliseconds()}, text)
 }
 
-func (tc *toolCall) decide(status string, out ApprovalOutcome) {
+func (tc *toolCall) decide(status string, out approval.Outcome) {
 	if tc.unrecorded {
 		return
 	}
-	if err := tc.e.opts.Store.DecideToolCall(tc.save, tc.id, status, out.Decision, out.DecidedBy); err != nil {
+	if err := tc.e.opts.Store.DecideToolCall(tc.save, tc.id, status, string(out.Decision), string(out.DecidedBy)); err != nil {
 		tc.e.log.Warn("recording a tool call decision", "id", tc.id, "err", err)
 	}
 }
@@ -243,8 +245,8 @@ func (tc *toolCall) event(ev ToolCallEvent) {
 
 // stamp fills in which call ev is about.
 func (tc *toolCall) stamp(ev ToolCallEvent) ToolCallEvent {
-	ev.ConversationID, ev.MessageID, ev.ID, ev.ToolCallID = tc.conv.ID, tc.msg.ID, tc.id, tc.call.ID
-	ev.Tool, ev.Server = tc.call.Name, tc.server
+	ev.ConversationID, ev.MessageID, ev.ID, ev.CallID = tc.conv.ID, tc.msg.ID, tc.id, tc.call.ID
+	ev.Tool, ev.ServerID, ev.ServerName = tc.call.Name, tc.serverID, tc.server
 	return ev
 }
 

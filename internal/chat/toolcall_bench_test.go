@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
@@ -79,7 +79,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	if err := broker.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	e := NewEngine(&Options{Store: st, Tools: benchToolSource{m: m}, Approver: benchApprover{broker}})
+	e := NewEngine(&Options{Store: st, Tools: benchToolSource{m: m}, Approver: broker})
 	defer e.Close()
 	conv, err := st.CreateConversation(ctx, store.Conversation{Title: "tool-call bench"})
 	if err != nil {
@@ -185,26 +185,11 @@ func p50(xs []float64) float64 {
 }
 
 // everythingServer finds Node 22 and server-everything in test/node, or
-// skips.
+// skips (fails when SWITCHBOARD_REQUIRE_NODE_SERVERS=1, as make bench
+// sets it).
 func everythingServer(b *testing.B) (node, script string) {
-	dir, _ := os.Getwd()
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			b.Fatal("no go.mod above the benchmark")
-		}
-	}
-	mods := filepath.Join(dir, "test", "node", "node_modules")
-	node = filepath.Join(mods, ".bin", "node")
-	script = filepath.Join(mods, "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	for _, p := range []string{node, script} {
-		if _, err := os.Stat(p); err != nil {
-			b.Skip("real MCP servers not installed; run make test-deps (or npm ci in test/node)")
-		}
-	}
-	return node, script
+	n := mcptest.Node(b, "mcp-server-everything")
+	return n.Node, n.Script("server-everything")
 }
 
 func waitConnected(b *testing.B, m *mcpconn.Manager, id string) {
@@ -259,21 +244,4 @@ func (t benchToolSource) CallTool(ctx context.Context, ref ToolRef, args json.Ra
 	}
 	full, _ := json.Marshal(res)
 	return ToolResult{Text: res.ForModel(1 << 30), IsError: res.IsError, Full: full}, nil
-}
-
-// benchApprover is core's adapter of the approval broker to Approver.
-type benchApprover struct{ b *approval.Broker }
-
-func (a benchApprover) Request(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, error) {
-	out, err := a.b.Request(ctx, approval.Request(r))
-	return benchOutcome(out), err
-}
-
-func (a benchApprover) Decided(ctx context.Context, r ApprovalRequest) (ApprovalOutcome, bool) {
-	out, ok := a.b.Decided(ctx, approval.Request(r))
-	return benchOutcome(out), ok
-}
-
-func benchOutcome(out approval.Outcome) ApprovalOutcome {
-	return ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy), Arguments: out.Arguments, Reason: out.Reason}
 }

@@ -35,7 +35,7 @@ const (
 type ToolSelection struct {
 	// Only, when not nil, offers just these tools; an empty list offers
 	// none.
-	Only []string `json:"only"`
+	Only []string `json:"only" ts_type:"string[] | null"`
 	// Off lists tools switched off for this conversation.
 	Off []string `json:"off,omitempty"`
 }

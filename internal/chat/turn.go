@@ -196,7 +196,8 @@ func (e *Engine) stream(ctx, save context.Context, conv store.Conversation, clie
 	policy.OnRetry = func(attempt int, wait time.Duration, err error) {
 		retrying = true
 		e.log.Info("rate limited", "conversationId", conv.ID, "attempt", attempt, "wait", wait)
-		e.status(conv.ID, StateRetrying, fmt.Sprintf("rate limited, retrying in %d s", int(math.Ceil(wait.Seconds()))))
+		e.emit.Emit(EventStatus, StatusEvent{ConversationID: conv.ID, State: StateRetrying, RetryInMs: wait.Milliseconds(),
+			Message: fmt.Sprintf("rate limited, retrying in %d s", int(math.Ceil(wait.Seconds())))})
 	}
 	start := e.opts.Now()
 	reply, err := client.StreamWithRetry(ctx, req, policy, func(ev llm.Event) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/switchboard-app/switchboard/internal/approval"
 	"slices"
 	"strings"
 	"testing"
@@ -123,7 +124,7 @@ func TestTurnWithTwoParallelToolCalls(t *testing.T) {
 		if ev.Progress != nil {
 			s = "progress " + ev.Progress.Message
 		}
-		perCall[ev.ToolCallID] = append(perCall[ev.ToolCallID], s)
+		perCall[ev.CallID] = append(perCall[ev.CallID], s)
 	}
 	for _, id := range []string{"call_a", "call_b"} {
 		want := []string{"pending", "waiting_approval", "running", "progress half way", "done"}
@@ -135,7 +136,7 @@ func TestTurnWithTwoParallelToolCalls(t *testing.T) {
 		t.Errorf("deltas %q != content %q", got, ms[4].Content)
 	}
 	done := h.rec.all(EventDone)
-	if len(done) != 1 || done[0].payload.(DoneEvent).Status != store.StatusDone {
+	if len(done) != 1 || done[0].Payload.(DoneEvent).Status != store.StatusDone {
 		t.Errorf("done events %+v", done)
 	}
 	if st := last(h.rec.statuses()); st.State != StateIdle {
@@ -199,7 +200,7 @@ func TestBadToolCallsGetErrorResults(t *testing.T) {
 			if n := len(h.tools.called()); n != 0 {
 				t.Errorf("tool ran %d times", n)
 			}
-			if a := h.audit(); len(a) != 1 || a[0].Status != store.CallError || a[0].Error == "" {
+			if a := h.audit(); len(a) != 1 || a[0].Status != store.CallFailed || a[0].Error == "" {
 				t.Errorf("audit %+v", a)
 			}
 			if ev := last(h.rec.toolEvents()); ev.Status != ToolFailed {
@@ -214,8 +215,8 @@ func TestDeniedCallLetsModelContinue(t *testing.T) {
 		llmtest.Calls(llmtest.ToolCall{Name: "fs__read", Arguments: []string{`{"path":"/etc"}`}}),
 		llmtest.Text("Alright, I won't."),
 	}, nil)
-	h.approver.decide = func(ApprovalRequest) ApprovalOutcome {
-		return ApprovalOutcome{Decision: "deny", DecidedBy: "user"}
+	h.approver.decide = func(approval.Request) approval.Outcome {
+		return approval.Outcome{Decision: "deny", DecidedBy: "user"}
 	}
 	if res := h.send("read /etc"); res.Status != store.StatusDone {
 		t.Fatalf("run %+v", res)
@@ -242,11 +243,11 @@ func TestApprovedArgumentsAreRun(t *testing.T) {
 		llmtest.Calls(llmtest.ToolCall{Name: "fs__read", Arguments: []string{` {"path":"/a"} `}}),
 		llmtest.Text("done"),
 	}, nil)
-	h.approver.decide = func(r ApprovalRequest) ApprovalOutcome {
+	h.approver.decide = func(r approval.Request) approval.Outcome {
 		if string(r.Arguments) != `{"path":"/a"}` {
 			t.Errorf("approver saw %s", r.Arguments)
 		}
-		return ApprovalOutcome{Allowed: true, Decision: "allow_always", DecidedBy: "policy", Arguments: json.RawMessage(`{"path":"/approved"}`)}
+		return approval.Outcome{Allowed: true, Decision: "allow_always", DecidedBy: "policy", Arguments: json.RawMessage(`{"path":"/approved"}`)}
 	}
 	h.send("go")
 	if calls := h.tools.called(); len(calls) != 1 || calls[0].args != `{"path":"/approved"}` {

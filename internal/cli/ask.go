@@ -155,18 +155,15 @@ func askConversation(ctx context.Context, st *store.Store, id, providerID, model
 // waitForServers gives enabled servers a bounded time to connect, so their
 // tools are offered; a server that does not make it is reported and skipped.
 func waitForServers(ctx context.Context, m *mcpconn.Manager, d time.Duration, w io.Writer) {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		busy := false
-		for _, st := range m.Statuses() {
-			if st.State == mcpconn.StateConnecting {
-				busy = true
-			}
-		}
-		if !busy {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	// A server past connecting does not go back to it (reconnects show
+	// degraded), so waiting for each in turn is waiting for all at once.
+	// Once ctx ends, each Wait returns at once; a removed server's returns
+	// an error, and it is not reported below either.
+	settled := func(st mcpconn.Status) bool { return st.State != mcpconn.StateConnecting }
+	for _, st := range m.Statuses() {
+		m.Wait(ctx, st.ServerID, settled)
 	}
 	for _, st := range m.Statuses() {
 		if st.State != mcpconn.StateConnected && st.State != mcpconn.StateDisconnected {

@@ -7,22 +7,15 @@ import (
 	"testing"
 
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 )
 
 // TestDoctorVerdicts is the issue's check: one good, one missing-command
 // and one crashing server each get the right verdict, and doctor exits
 // non-zero.
 func TestDoctorVerdicts(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	mods := filepath.Join(root, "test", "node", "node_modules")
-	memory := filepath.Join(mods, ".bin", "mcp-server-memory")
-	if _, err := os.Stat(memory); err != nil {
-		if os.Getenv("SWITCHBOARD_REQUIRE_NODE_SERVERS") == "1" {
-			t.Fatal("real MCP servers not installed (make test installs them)")
-		}
-		t.Skip("real MCP servers not installed; run npm ci in test/node")
-	}
-	t.Setenv("PATH", filepath.Join(mods, ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	memory := mcptest.NodeServer(t, "mcp-server-memory") // its directory also holds node
+	t.Setenv("PATH", filepath.Dir(memory)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "claude_desktop_config.json")
 	os.WriteFile(cfg, []byte(`{"mcpServers": {
@@ -54,15 +47,8 @@ func TestDoctorVerdicts(t *testing.T) {
 // that needs approval is denied (and the model told), unless --allow says
 // otherwise for this run.
 func TestAskDeniesWhenItCannotAsk(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	mods := filepath.Join(root, "test", "node", "node_modules")
-	if _, err := os.Stat(filepath.Join(mods, ".bin", "mcp-server-memory")); err != nil {
-		if os.Getenv("SWITCHBOARD_REQUIRE_NODE_SERVERS") == "1" {
-			t.Fatal("real MCP servers not installed (make test installs them)")
-		}
-		t.Skip("real MCP servers not installed; run npm ci in test/node")
-	}
-	t.Setenv("PATH", filepath.Join(mods, ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	memory := mcptest.NodeServer(t, "mcp-server-memory") // its directory also holds node
+	t.Setenv("PATH", filepath.Dir(memory)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
 	os.WriteFile(cfg, []byte(`{"mcpServers": {"memory": {"command": "mcp-server-memory", "env": {"MEMORY_FILE_PATH": "`+filepath.Join(dir, "mem.json")+`"}}}}`), 0o600)

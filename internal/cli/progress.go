@@ -55,7 +55,7 @@ func (l *toolLine) event(t chat.ToolCallEvent, afterText bool) {
 			if afterText {
 				nl = "\n"
 			}
-			fmt.Fprintf(l.w, "%s[tool %s on %s: running]\n", nl, t.Tool, t.Server)
+			fmt.Fprintf(l.w, "%s[tool %s on %s: running]\n", nl, t.Tool, t.ServerName)
 			return
 		}
 		line := fmt.Sprintf("[tool %s: %s]", t.Tool, progressText(*t.Progress))
@@ -74,7 +74,7 @@ func (l *toolLine) event(t chat.ToolCallEvent, afterText bool) {
 		}
 	case chat.ToolDone, chat.ToolFailed, chat.ToolDenied, chat.ToolCancelled:
 		l.endLocked()
-		detail := t.Result
+		detail := t.ResultText
 		if t.Error != "" {
 			detail = t.Error
 		}

@@ -18,14 +18,14 @@ func emitProgress(tty bool, n int) string {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := &askPrinter{env: &Env{Stdout: &stdout, Stderr: &stderr},
 		tools: toolLine{w: &stderr, tty: tty, now: func() time.Time { return clock }}}
-	ev := chat.ToolCallEvent{ID: "c1", Tool: "fs__index", Server: "fs", Status: chat.ToolRunning}
+	ev := chat.ToolCallEvent{ID: "c1", Tool: "fs__index", ServerName: "fs", Status: chat.ToolRunning}
 	p.Emit(chat.EventToolCall, ev)
 	for i := 1; i <= n; i++ {
 		ev.Progress = &chat.Progress{Progress: float64(i), Total: float64(n), Message: "indexing\nfiles"}
 		p.Emit(chat.EventToolCall, ev)
 		clock = clock.Add(100 * time.Millisecond)
 	}
-	p.Emit(chat.EventToolCall, chat.ToolCallEvent{ID: "c1", Tool: "fs__index", Server: "fs", Status: chat.ToolDone, Result: "ok", DurationMs: 5000})
+	p.Emit(chat.EventToolCall, chat.ToolCallEvent{ID: "c1", Tool: "fs__index", ServerName: "fs", Status: chat.ToolDone, ResultText: "ok", DurationMs: 5000})
 	p.finish()
 	return stderr.String()
 }

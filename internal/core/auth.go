@@ -26,17 +26,11 @@ type authorizer struct {
 	open  oauth.Opener
 	log   *slog.Logger
 
-	mu          sync.Mutex
-	interactive map[string]*signIn // server ID -> the user's Authorize in progress
-}
-
-// A signIn is one Authorize: the interaction every request of its
-// connection shares (so a refusal is not asked again), and the error that
-// ended the sign-in, if any.
-type signIn struct {
-	ctx context.Context // carries oauth.WithInteractive
-	mu  sync.Mutex
-	err error
+	mu sync.Mutex
+	// interactive maps a server ID to the user's Authorize in progress:
+	// the oauth.Interaction every request of its connection shares, which
+	// remembers how the sign-in ended (so a refusal is not asked again).
+	interactive map[string]*oauth.Interaction
 }
 
 func newAuthorizer(s secrets.Store, open oauth.Opener, log *slog.Logger) *authorizer {
@@ -44,7 +38,7 @@ func newAuthorizer(s secrets.Store, open oauth.Opener, log *slog.Logger) *author
 		log:         log,
 		store:       oauth.NewStore(s, func(err error) bool { return errors.Is(err, secrets.ErrNotFound) }),
 		open:        open,
-		interactive: map[string]*signIn{},
+		interactive: map[string]*oauth.Interaction{},
 	}
 }
 
@@ -73,33 +67,14 @@ func (h *gatedHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	if in == nil {
 		return h.OAuthHandler.Authorize(ctx, req, resp)
 	}
-	err := h.OAuthHandler.Authorize(valuesFrom{ctx, in.ctx}, req, resp)
-	if err != nil {
-		in.mu.Lock()
-		in.err = err
-		in.mu.Unlock()
-	}
-	return err
-}
-
-// valuesFrom is ctx with the values of values.
-type valuesFrom struct {
-	context.Context
-	values context.Context
-}
-
-func (c valuesFrom) Value(key any) any {
-	if v := c.values.Value(key); v != nil {
-		return v
-	}
-	return c.Context.Value(key)
+	return h.OAuthHandler.Authorize(in.Context(ctx), req, resp)
 }
 
 // Authorize signs in to a remote server through the system browser and
 // connects it. It returns when the server is connected, or with why not.
 func (s *Services) Authorize(ctx context.Context, serverID string) error {
 	a := s.auth
-	in := &signIn{ctx: oauth.WithInteractive(context.Background())}
+	in := new(oauth.Interaction)
 	a.mu.Lock()
 	a.interactive[serverID] = in
 	a.mu.Unlock()
@@ -113,32 +88,33 @@ func (s *Services) Authorize(ctx context.Context, serverID string) error {
 	}
 	// Wait for the sign-in and connection (the callback server gives up
 	// after its own timeout; the user can cancel with CancelAuthorize).
-	deadline := time.Now().Add(oauth.DefaultCallbackTimeout + 30*time.Second)
-	time.Sleep(100 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		st, err := s.Manager.Status(serverID)
-		if err != nil {
-			return err
-		}
+	// Restart shows the server connecting before it returns, so the state
+	// waited for is this attempt's.
+	wctx, cancel := context.WithTimeout(ctx, oauth.DefaultCallbackTimeout+30*time.Second)
+	defer cancel()
+	st, err := s.Manager.Wait(wctx, serverID, func(st mcpconn.Status) bool {
 		switch st.State {
-		case mcpconn.StateConnected:
-			return nil
-		case mcpconn.StateNeedsAuth, mcpconn.StateFailed, mcpconn.StateDisconnected:
-			in.mu.Lock()
-			err := in.err
-			in.mu.Unlock()
-			if err != nil {
-				return fmt.Errorf("authorizing %s: %w", serverID, err)
-			}
-			return fmt.Errorf("authorizing %s: %s", serverID, st.Reason)
+		case mcpconn.StateConnected, mcpconn.StateNeedsAuth, mcpconn.StateFailed, mcpconn.StateDisconnected:
+			return true
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+		return false
+	})
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case wctx.Err() != nil:
+		return fmt.Errorf("authorizing %s: timed out", serverID)
+	default:
+		return err
 	}
-	return fmt.Errorf("authorizing %s: timed out", serverID)
+	if st.State == mcpconn.StateConnected {
+		return nil
+	}
+	if err := in.Err(); err != nil {
+		return fmt.Errorf("authorizing %s: %w", serverID, err)
+	}
+	return fmt.Errorf("authorizing %s: %s", serverID, st.Reason)
 }
 
 // CancelAuthorize abandons a sign-in in progress.

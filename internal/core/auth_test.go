@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/oauth"
 	"github.com/switchboard-app/switchboard/internal/oauth/oauthtest"
@@ -23,32 +25,16 @@ import (
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
-// eventLog is the window: it keeps every event with its payload as JSON,
-// as the UI receives it.
-type eventLog struct {
-	mu     sync.Mutex
-	events []loggedEvent
-}
-
-type loggedEvent struct {
-	name    string
-	payload string
-}
+// eventLog is the window: it keeps every event with its payload as JSON
+// (a string), as the UI receives it.
+type eventLog struct{ eventtest.Recorder }
 
 func (l *eventLog) Emit(name string, payload any) {
 	data, err := json.Marshal(payload)
 	if err != nil {
 		data = []byte("unmarshalable payload: " + err.Error())
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, loggedEvent{name, string(data)})
-}
-
-func (l *eventLog) all() []loggedEvent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.events)
+	l.Recorder.Emit(name, string(data))
 }
 
 // remoteApp is the app over one data directory and one keyring, with a
@@ -115,17 +101,13 @@ func (a *remoteApp) opened() int { return len(a.browser.Opened()) }
 // reachState waits up to timeout for the server to reach want, and
 // returns its last status.
 func reachState(svc *Services, id string, want mcpconn.State, timeout time.Duration) (mcpconn.Status, bool) {
-	deadline := time.Now().Add(timeout)
-	for {
-		st, err := svc.Manager.Status(id)
-		if err == nil && st.State == want {
-			return st, true
-		}
-		if time.Now().After(deadline) {
-			return st, false
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	st, err := svc.Manager.Wait(ctx, id, func(st mcpconn.Status) bool { return st.State == want })
+	if err != nil && st.Reason == "" {
+		st.Reason = err.Error() // say why, in the callers' messages
 	}
+	return st, err == nil
 }
 
 // waitState waits for the server to reach want, or fails the test.
@@ -311,9 +293,9 @@ func TestRemoteServerSignInLifecycle(t *testing.T) {
 	if db := files[app.paths.Database] + files[app.paths.Database+"-wal"]; !strings.Contains(db, app.endpoint) {
 		t.Errorf("the database does not hold the server's URL; files: %v", slices.Sorted(maps.Keys(files)))
 	}
-	events := app.events.all()
-	if !slices.ContainsFunc(events, func(e loggedEvent) bool {
-		return e.name == mcpconn.EventServerStatus && strings.Contains(e.payload, `"state":"connected"`)
+	events := app.events.Events()
+	if !slices.ContainsFunc(events, func(e eventtest.Event) bool {
+		return e.Name == mcpconn.EventServerStatus && strings.Contains(e.Payload.(string), `"state":"connected"`)
 	}) {
 		t.Errorf("no %s event says connected; events: %v", mcpconn.EventServerStatus, events)
 	}
@@ -324,8 +306,8 @@ func TestRemoteServerSignInLifecycle(t *testing.T) {
 			}
 		}
 		for _, e := range events {
-			if strings.Contains(e.payload, tok) {
-				t.Errorf("token %.9s… in the payload of %s", tok, e.name)
+			if strings.Contains(e.Payload.(string), tok) {
+				t.Errorf("token %.9s… in the payload of %s", tok, e.Name)
 			}
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 )
@@ -45,22 +44,4 @@ func (t toolSource) CallTool(ctx context.Context, ref chat.ToolRef, args json.Ra
 	full, _ := json.Marshal(res)
 	// The chat engine cuts the text to the user's limit, with one notice.
 	return chat.ToolResult{Text: res.ForModel(1 << 30), IsError: res.IsError, Full: full}, nil
-}
-
-// approver adapts the approval broker to chat.Approver.
-type approver struct{ b *approval.Broker }
-
-func (a approver) Request(ctx context.Context, r chat.ApprovalRequest) (chat.ApprovalOutcome, error) {
-	out, err := a.b.Request(ctx, approval.Request(r))
-	return chatOutcome(out), err
-}
-
-func (a approver) Decided(ctx context.Context, r chat.ApprovalRequest) (chat.ApprovalOutcome, bool) {
-	out, ok := a.b.Decided(ctx, approval.Request(r))
-	return chatOutcome(out), ok
-}
-
-func chatOutcome(out approval.Outcome) chat.ApprovalOutcome {
-	return chat.ApprovalOutcome{Allowed: out.Allowed, Decision: string(out.Decision), DecidedBy: string(out.DecidedBy),
-		Arguments: out.Arguments, Reason: out.Reason}
 }

@@ -13,28 +13,29 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-app/switchboard/internal/approval"
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
-// askedUser answers approval requests with the next decision and keeps
-// what it was asked.
+// askedUser keeps every event and answers approval requests with the next
+// decision (deny when there is none left).
 type askedUser struct {
+	eventtest.Recorder
 	broker    func() *approval.Broker
 	mu        sync.Mutex
 	decisions []approval.Decision
-	asked     []approval.Request
 }
 
 func (u *askedUser) Emit(name string, payload any) {
+	u.Recorder.Emit(name, payload)
 	r, ok := payload.(approval.Request)
 	if !ok || name != approval.EventRequested {
 		return
 	}
 	u.mu.Lock()
-	u.asked = append(u.asked, r)
 	d := approval.Deny
 	if len(u.decisions) > 0 {
 		d, u.decisions = u.decisions[0], u.decisions[1:]
@@ -43,10 +44,9 @@ func (u *askedUser) Emit(name string, payload any) {
 	go u.broker().Decide(context.Background(), r.ID, d)
 }
 
+// requests returns what the user was asked, in order.
 func (u *askedUser) requests() []approval.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]approval.Request(nil), u.asked...)
+	return eventtest.Payloads[approval.Request](&u.Recorder, approval.EventRequested)
 }
 
 // A rug pull: the user allows a tool always, then the server swaps the

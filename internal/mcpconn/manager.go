@@ -258,6 +258,7 @@ func (m *Manager) Close() error {
 	var wg sync.WaitGroup
 	for _, s := range servers {
 		wg.Go(func() {
+			s.markGone(ErrClosed)
 			s.stopRun()
 			s.setStatusQuiet(func(st *Status) { *st = Status{ServerID: s.id, State: StateDisconnected} })
 			s.stderr.Close()
@@ -336,6 +337,7 @@ func (m *Manager) Add(cfg serverconf.Config) error {
 		return fmt.Errorf("%w: %s", ErrServerExists, cfg.ID)
 	}
 	s := &server{m: m, id: cfg.ID, cfg: cloneConfig(cfg), status: Status{ServerID: cfg.ID, State: StateDisconnected}}
+	s.published = s.status
 	s.stderr = m.openStderr(cfg.ID)
 	m.servers[cfg.ID] = s
 	m.order = append(m.order, cfg.ID)
@@ -450,6 +452,7 @@ func (m *Manager) Remove(id string) error {
 	delete(m.servers, id)
 	m.order = slices.DeleteFunc(m.order, func(x string) bool { return x == id })
 	m.mu.Unlock()
+	s.markGone(fmt.Errorf("%w: %s was removed", ErrUnknownServer, id))
 	s.stopRun()
 	s.detachSession(nil)
 	s.stderr.Close()

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -17,9 +18,9 @@ func TestSetServers(t *testing.T) {
 	rec := &recorder{}
 	m := NewManager(&Options{Emitter: rec, Logger: testLogger(t), LogDir: t.TempDir()})
 	defer m.Close()
-	a := faultConfig(t, "a", "ok")
-	b := faultConfig(t, "b", "ok")
-	off := faultConfig(t, "off", "ok")
+	a := mcptest.FaultServer(t, "a", "ok")
+	b := mcptest.FaultServer(t, "b", "ok")
+	off := mcptest.FaultServer(t, "off", "ok")
 	off.Enabled = false
 	if err := m.SetServers([]serverconf.Config{a, b, off}); err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestSetServers(t *testing.T) {
 	}
 
 	// b goes, c comes, off is switched on; order follows the new list.
-	c := faultConfig(t, "c", "ok")
+	c := mcptest.FaultServer(t, "c", "ok")
 	off.Enabled = true
 	if err := m.SetServers([]serverconf.Config{c, off, a}); err != nil {
 		t.Fatal(err)
@@ -80,10 +81,10 @@ func TestSetServers(t *testing.T) {
 
 func TestUpdateFixesFailedServer(t *testing.T) {
 	m, _ := newTestManager(t, nil)
-	cfg := faultConfig(t, "f", "crash-start")
+	cfg := mcptest.FaultServer(t, "f", "crash-start")
 	m.Add(cfg)
 	waitState(t, m, "f", 20*time.Second, StateFailed)
-	cfg.Env[faultEnv] = serverconf.Value{Plain: "ok"}
+	cfg.Env[mcptest.FaultEnv] = serverconf.Value{Plain: "ok"}
 	m.Update(cfg)
 	waitState(t, m, "f", 20*time.Second, StateConnected)
 }

@@ -22,7 +22,7 @@ func everythingStdio(id string) serverconf.Config {
 
 func TestEverythingStdio(t *testing.T) {
 	e := requireNode(t)
-	m, _ := newTestManager(t, &Options{ShellPATH: e.path})
+	m, _ := newTestManager(t, &Options{ShellPATH: e.PATH})
 	cfg := everythingStdio("everything")
 	cfg.CallTimeout = 900 * time.Millisecond
 	start := time.Now()
@@ -91,7 +91,7 @@ func TestEverythingStdio(t *testing.T) {
 func TestEverythingProtocolHint(t *testing.T) {
 	e := requireNode(t)
 	var learned string
-	m, _ := newTestManager(t, &Options{ShellPATH: e.path, OnProtocol: func(_, v string) { learned = v }})
+	m, _ := newTestManager(t, &Options{ShellPATH: e.PATH, OnProtocol: func(_, v string) { learned = v }})
 	m.Add(everythingStdio("ev"))
 	waitState(t, m, "ev", 30*time.Second, StateConnected)
 	m.Close()
@@ -101,8 +101,8 @@ func TestEverythingProtocolHint(t *testing.T) {
 
 	// Doctor times connecting (process start, handshake, tools/list); runs
 	// alternate so Node's warm-up does not favour either.
-	cold := NewManager(&Options{ShellPATH: e.path})
-	hinted := NewManager(&Options{ShellPATH: e.path, ProtocolHints: map[string]string{"ev": learned}})
+	cold := NewManager(&Options{ShellPATH: e.PATH})
+	hinted := NewManager(&Options{ShellPATH: e.PATH, ProtocolHints: map[string]string{"ev": learned}})
 	const runs = 5
 	var without, with time.Duration
 	for range runs {
@@ -162,7 +162,7 @@ func TestFilesystemServer(t *testing.T) {
 	e := requireNode(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello from the filesystem"), 0o644)
-	m, _ := newTestManager(t, &Options{ShellPATH: e.path})
+	m, _ := newTestManager(t, &Options{ShellPATH: e.PATH})
 	m.Add(serverconf.Config{ID: "fs", Transport: serverconf.TransportStdio, Command: "mcp-server-filesystem", Args: []string{dir}, Enabled: true})
 	st := waitState(t, m, "fs", 30*time.Second, StateConnected, StateFailed)
 	if st.State != StateConnected {
@@ -187,7 +187,7 @@ func TestFilesystemServer(t *testing.T) {
 
 func TestMemoryServer(t *testing.T) {
 	e := requireNode(t)
-	m, _ := newTestManager(t, &Options{ShellPATH: e.path})
+	m, _ := newTestManager(t, &Options{ShellPATH: e.PATH})
 	m.Add(serverconf.Config{ID: "mem", Transport: serverconf.TransportStdio, Command: "mcp-server-memory", Enabled: true,
 		Env: map[string]serverconf.Value{"MEMORY_FILE_PATH": {Plain: filepath.Join(t.TempDir(), "memory.jsonl")}}})
 	waitState(t, m, "mem", 30*time.Second, StateConnected)
@@ -199,7 +199,7 @@ func TestMemoryServer(t *testing.T) {
 
 func TestCloseTenNodeServers(t *testing.T) {
 	e := requireNode(t)
-	m, _ := newTestManager(t, &Options{ShellPATH: e.path})
+	m, _ := newTestManager(t, &Options{ShellPATH: e.PATH})
 	var ids []string
 	for i := range 10 {
 		id := fmt.Sprintf("s%d", i)

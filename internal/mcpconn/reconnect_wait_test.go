@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 )
 
 // crash calls the fault server's crash tool, which exits mid-call.
@@ -23,7 +25,7 @@ func crash(t *testing.T, m *Manager, name string) {
 // with "no tool named" or a state that is not true.
 func TestCallRightAfterCrashWaitsForReconnect(t *testing.T) {
 	m, _ := newTestManager(t, &Options{BackoffBase: 400 * time.Millisecond, BackoffMax: 400 * time.Millisecond})
-	m.Add(faultConfig(t, "f", "ok"))
+	m.Add(mcptest.FaultServer(t, "f", "ok"))
 	waitState(t, m, "f", 20*time.Second, StateConnected)
 
 	// At once: the session is dead but not yet detached.
@@ -60,7 +62,7 @@ func TestCallRightAfterCrashWaitsForReconnect(t *testing.T) {
 func TestCallDuringReconnectTellsTheTruth(t *testing.T) {
 	t.Run("reconnect fails", func(t *testing.T) {
 		m, _ := newTestManager(t, &Options{BackoffBase: 50 * time.Millisecond, MaxReconnects: 1})
-		m.Add(faultConfig(t, "f", "once", onceEnv, filepath.Join(t.TempDir(), "ran")))
+		m.Add(mcptest.FaultServer(t, "f", "once", mcptest.FaultOnceEnv, filepath.Join(t.TempDir(), "ran")))
 		waitState(t, m, "f", 20*time.Second, StateConnected)
 		crash(t, m, "f__crash")
 		start := time.Now()
@@ -81,7 +83,7 @@ func TestCallDuringReconnectTellsTheTruth(t *testing.T) {
 	})
 	t.Run("caller gives up first", func(t *testing.T) {
 		m, _ := newTestManager(t, &Options{BackoffBase: 10 * time.Second, BackoffMax: 10 * time.Second})
-		m.Add(faultConfig(t, "f", "ok"))
+		m.Add(mcptest.FaultServer(t, "f", "ok"))
 		waitState(t, m, "f", 20*time.Second, StateConnected)
 		crash(t, m, "f__crash")
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -104,8 +105,8 @@ func TestUnreachableRemoteServer(t *testing.T) {
 func TestDoctor(t *testing.T) {
 	m := NewManager(&Options{ShellPATH: func() string { return "/usr/bin:/bin" }})
 	reports := m.Doctor(t.Context(), []serverconf.Config{
-		faultConfig(t, "ok", "ok"),
-		faultConfig(t, "crash", "crash-start"),
+		mcptest.FaultServer(t, "ok", "ok"),
+		mcptest.FaultServer(t, "crash", "crash-start"),
 		{ID: "missing", Transport: serverconf.TransportStdio, Command: "no-such-server"},
 		{ID: "auth", Transport: serverconf.TransportHTTP, URL: protectedServer(t)},
 	})

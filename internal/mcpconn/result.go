@@ -28,11 +28,11 @@ const (
 type Result struct {
 	Content []Content `json:"content"`
 	// StructuredContent is the tool's structured output, if any.
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty" ts_type:"unknown"`
 	// IsError is set when the tool (or the server, answering with a JSON-RPC
 	// error) reports failure; the model still gets the text, marked.
 	IsError bool           `json:"isError,omitempty"`
-	Meta    map[string]any `json:"meta,omitempty"`
+	Meta    map[string]any `json:"meta,omitempty" ts_type:"Record<string, unknown>"`
 
 	limit int // the Manager's ResultLimit
 }
@@ -44,7 +44,7 @@ type Content struct {
 	Text     string `json:"text,omitempty"`
 	MIMEType string `json:"mimeType,omitempty"`
 	// Data of an image or audio block, base64 in JSON.
-	Data []byte `json:"data,omitempty"`
+	Data []byte `json:"data,omitempty" ts_type:"string"`
 	// URI of a resource link or an embedded resource.
 	URI         string `json:"uri,omitempty"`
 	Name        string `json:"name,omitempty"`
@@ -52,8 +52,8 @@ type Content struct {
 	Description string `json:"description,omitempty"`
 	Size        *int64 `json:"size,omitempty"`
 	// Blob of an embedded binary resource, base64 in JSON.
-	Blob        []byte          `json:"blob,omitempty"`
-	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Blob        []byte          `json:"blob,omitempty" ts_type:"string"`
+	Annotations json.RawMessage `json:"annotations,omitempty" ts_type:"unknown"`
 }
 
 // newResult copies an SDK result into a Result.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/spawn"
 )
 
@@ -28,7 +29,7 @@ func TestWrappedServerInheritsNoStrayDescriptor(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := newTestManager(t, &Options{Wrap: w.Wrap})
-	if err := m.Add(faultConfig(t, "fault", "ok")); err != nil {
+	if err := m.Add(mcptest.FaultServer(t, "fault", "ok")); err != nil {
 		t.Fatal(err)
 	}
 	if st := waitState(t, m, "fault", 20*time.Second, StateConnected, StateFailed); st.State != StateConnected {

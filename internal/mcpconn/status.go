@@ -33,11 +33,14 @@ const (
 	StateFailed State = "failed"
 )
 
+// States lists every State (the frontend's contract is generated from it).
+var States = []State{StateDisconnected, StateConnecting, StateConnected, StateDegraded, StateNeedsAuth, StateFailed}
+
 // A Status is a snapshot of one server's connection, and the payload of
 // EventServerStatus.
 type Status struct {
 	ServerID string `json:"serverId"`
-	State    State  `json:"state"`
+	State    State  `json:"state" ts_type:"State"`
 	// Reason explains a degraded, needs-auth or failed state; empty otherwise.
 	Reason string `json:"reason,omitempty"`
 	// ToolCount is the number of tools the server lists (enabled or not).
@@ -45,7 +48,7 @@ type Status struct {
 	// LastStderr holds the server's last stderr lines when it failed.
 	LastStderr []string `json:"lastStderr,omitempty"`
 	// ConnectedAt is when the current session started; zero when there is none.
-	ConnectedAt time.Time `json:"connectedAt,omitzero"`
+	ConnectedAt time.Time `json:"connectedAt,omitzero,omitempty" ts_type:"string"` // omitempty: optional in TypeScript
 	// ProtocolVersion is the MCP version the current session speaks.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Attempt counts reconnect attempts while degraded; zero otherwise.
@@ -65,7 +68,7 @@ func (s Status) clone() Status {
 // exposed to models (empty when the server disconnected).
 type ToolsEvent struct {
 	ServerID string `json:"serverId"`
-	Tools    []Tool `json:"tools"`
+	Tools    []Tool `json:"tools"` // never nil
 }
 
 // Errors returned by the Manager, to check with errors.Is.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -106,7 +107,7 @@ func TestStdoutFilterRate(t *testing.T) {
 // log lines on stdout works, but should write them to stderr.
 func TestDoctorWarnsAboutStdoutNoise(t *testing.T) {
 	m, _ := newTestManager(t, nil)
-	reports := m.Doctor(t.Context(), []serverconf.Config{faultConfig(t, "g", "garbage"), faultConfig(t, "ok", "ok")})
+	reports := m.Doctor(t.Context(), []serverconf.Config{mcptest.FaultServer(t, "g", "garbage"), mcptest.FaultServer(t, "ok", "ok")})
 	if r := reports[0]; r.State != StateConnected || r.Warning != stdoutWarning {
 		t.Errorf("noisy server: state %s, warning %q", r.State, r.Warning)
 	}

@@ -44,6 +44,13 @@ type server struct {
 	// it ended (until the next one is attached) so that a call of one of
 	// them can wait for the reconnect, or say truly why it cannot.
 	lastTools []Tool
+	// gone is why this server's status will not change any more (it was
+	// removed, or the Manager closed), for Manager.Wait; nil while it is
+	// configured.
+	gone error
+	// published is the status as last sent (EventServerStatus); Wait
+	// reads it.
+	published Status
 }
 
 // changedLocked returns the channel closed at the next change; s.mu is held.
@@ -60,6 +67,17 @@ func (s *server) signalLocked() {
 		close(s.changed)
 		s.changed = nil
 	}
+}
+
+// markGone records why the server's status will not change any more, and
+// wakes its waiters.
+func (s *server) markGone(err error) {
+	s.mu.Lock()
+	if s.gone == nil {
+		s.gone = err
+	}
+	s.signalLocked()
+	s.mu.Unlock()
 }
 
 // A run is one supervisor goroutine: it connects, watches and reconnects
@@ -149,13 +167,18 @@ func (s *server) updateStatus(f func(*Status), emit bool) {
 	s.signalLocked()
 	st := s.status.clone()
 	s.mu.Unlock()
-	if !emit || reflect.DeepEqual(old, st) {
-		return
+	if emit && !reflect.DeepEqual(old, st) {
+		if st.State != old.State {
+			s.m.log.Info("server state changed", "server", s.id, "from", old.State, "to", st.State, "reason", st.Reason)
+		}
+		s.m.emit(EventServerStatus, st)
 	}
-	if st.State != old.State {
-		s.m.log.Info("server state changed", "server", s.id, "from", old.State, "to", st.State, "reason", st.Reason)
-	}
-	s.m.emit(EventServerStatus, st)
+	// Wait sees a status only once its event is out, so a caller that
+	// waited for a state also finds its event.
+	s.mu.Lock()
+	s.published = st
+	s.signalLocked()
+	s.mu.Unlock()
 }
 
 // supervise connects the server and keeps it connected until ctx is done:

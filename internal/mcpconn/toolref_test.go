@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -12,7 +13,7 @@ import (
 // server, the same configuration and the same definition.
 func TestCallToolRefPinsWhatWasApproved(t *testing.T) {
 	m, _ := newTestManager(t, nil)
-	cfg := faultConfig(t, "r", "ok")
+	cfg := mcptest.FaultServer(t, "r", "ok")
 	if err := m.Add(cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -27,9 +27,9 @@ type Tool struct {
 	Description  string `json:"description"`
 	// InputSchema is the tool's input schema cleaned for providers (see
 	// cleanSchema): always an object schema.
-	InputSchema json.RawMessage `json:"inputSchema"`
+	InputSchema json.RawMessage `json:"inputSchema" ts_type:"unknown"`
 	// Annotations are the server's hints (readOnlyHint, destructiveHint, ...).
-	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty" ts_type:"Record<string, unknown>"`
 	// Enabled is false when the user switched the tool off
 	// (serverconf.Config.DisabledTools); such a tool cannot be called.
 	Enabled bool `json:"enabled"`
@@ -40,12 +40,12 @@ type Tool struct {
 	AppOnly bool `json:"appOnly,omitempty"`
 	// Fingerprint is serverconf.Fingerprint of the server's config: what
 	// approval grants are tied to.
-	Fingerprint string `json:"fingerprint"`
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// DefinitionHash is a hash of the tool's definition as the server sent
 	// it (name, title, description, input and output schema, annotations):
 	// an "always" grant is tied to it, so a server cannot swap what a tool
 	// does after the user allowed it.
-	DefinitionHash string `json:"definitionHash"`
+	DefinitionHash string `json:"definitionHash,omitempty"`
 }
 
 // A ToolRef names a tool by what it is rather than by its exposed name,

@@ -56,8 +56,11 @@ func (h *credentialsHandler) TokenSource(context.Context) (oauth2.TokenSource, e
 	return h.src, nil
 }
 
-func (h *credentialsHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (h *credentialsHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) (err error) {
 	defer drain(resp)
+	// No browser to keep from reopening: a failure is only remembered,
+	// for whoever started the Interaction to say why.
+	defer func() { interactionOf(ctx).fail(err) }()
 	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if err != nil {
 		return fmt.Errorf("reading the server's WWW-Authenticate header: %w", err)

@@ -27,9 +27,11 @@
 // connects through netguard: no private, loopback or link-local address
 // unless the server itself is at one.
 //
-// A handler opens a browser only when told to (Options.Interactive or
-// WithInteractive); otherwise it returns ErrNeedsAuth, so starting the app
-// never pops up a window. The SDK handler is built per sign-in because its
+// A handler opens a browser only when told to (Options.Interactive, or a
+// request under an Interaction: WithInteractive); otherwise it returns
+// ErrNeedsAuth, so starting the app never pops up a window. The
+// Interaction is the one place that remembers a failed sign-in, so the
+// browser does not reopen in a loop and the caller can say why. The SDK handler is built per sign-in because its
 // redirect URI carries the port of that sign-in's callback listener, which
 // must exist before the client is registered.
 //

@@ -66,25 +66,50 @@ type Options struct {
 
 type interactiveKey struct{}
 
-// An interaction is one thing the user started. It remembers a failed
-// sign-in, so that the other requests of the same connect (the SDK tries
-// server/discover, then initialize) do not open the browser again after
-// the user refused.
-type interaction struct {
+// An Interaction is one sign-in the user started, such as Authorize in a
+// server's settings. A handler may open the browser for requests made
+// under it (Context), once. It is the one memory of how the sign-in
+// ended: the error of a failed or cancelled sign-in is kept, so that the
+// other requests of the same connect (the SDK tries server/discover, then
+// initialize) do not open the browser again after the user refused, and so
+// that whoever started it can say why (Err). The zero value is ready to
+// use; one Interaction serves one sign-in.
+type Interaction struct {
 	mu  sync.Mutex
 	err error
 }
 
-// WithInteractive marks ctx as belonging to something the user started,
-// such as Authorize in a server's settings: a handler may open the browser
-// for requests made under it, once; if that sign-in fails, later requests
-// under ctx get the same error.
-func WithInteractive(ctx context.Context) context.Context {
-	return context.WithValue(ctx, interactiveKey{}, &interaction{})
+// Context returns ctx marked as belonging to in.
+func (in *Interaction) Context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, interactiveKey{}, in)
 }
 
-func interactionOf(ctx context.Context) *interaction {
-	in, _ := ctx.Value(interactiveKey{}).(*interaction)
+// Err returns the error that ended in's sign-in, nil if none failed.
+func (in *Interaction) Err() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.err
+}
+
+// fail records err, if not nil, as how the sign-in ended.
+func (in *Interaction) fail(err error) {
+	if in == nil || err == nil {
+		return
+	}
+	in.mu.Lock()
+	in.err = err
+	in.mu.Unlock()
+}
+
+// WithInteractive marks ctx as belonging to a new Interaction: a handler
+// may open the browser for requests made under it, once; if that sign-in
+// fails, later requests under ctx get the same error.
+func WithInteractive(ctx context.Context) context.Context {
+	return new(Interaction).Context(ctx)
+}
+
+func interactionOf(ctx context.Context) *Interaction {
+	in, _ := ctx.Value(interactiveKey{}).(*Interaction)
 	return in
 }
 
@@ -271,7 +296,9 @@ func (h *codeHandler) clientSecret(clientID string) (string, error) {
 }
 
 // Authorize runs when the server answers 401, or 403 insufficient_scope.
-func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+// Under an Interaction, an error it returns ends that sign-in: the next
+// request under it gets the same error without a browser.
+func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) (err error) {
 	h.srv.learn(req.URL)
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden && challengeError(challenges) != "insufficient_scope" {
@@ -287,13 +314,11 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		return fmt.Errorf("server %s: %w", h.id, ErrNeedsAuth)
 	}
 	if in != nil {
-		in.mu.Lock()
-		err := in.err
-		in.mu.Unlock()
-		if err != nil {
+		if err := in.Err(); err != nil {
 			drain(resp)
 			return err
 		}
+		defer func() { in.fail(err) }()
 	}
 
 	// One sign-in at a time: a second request that fails meanwhile waits
@@ -325,11 +350,6 @@ func (h *codeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 	h.inflight = nil
 	h.mu.Unlock()
 	close(c.done)
-	if c.err != nil && in != nil {
-		in.mu.Lock()
-		in.err = c.err
-		in.mu.Unlock()
-	}
 	return c.err
 }
 

@@ -44,14 +44,14 @@ type Input struct {
 	BaseURL      string `json:"baseUrl"`
 	DefaultModel string `json:"defaultModel"`
 	APIKey       string `json:"apiKey"`
-	ClearKey     bool   `json:"clearKey"`
+	ClearKey     bool   `json:"clearKey,omitempty"`
 }
 
 // TestResult says whether a provider answers, and exactly what is wrong.
 type TestResult struct {
 	OK      bool     `json:"ok"`
 	Message string   `json:"message"`
-	Models  []string `json:"models"`
+	Models  []string `json:"models,omitempty"`
 }
 
 // Service manages providers.

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +33,7 @@ func TestRealKeyring(t *testing.T) {
 	}
 	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("skipping the real-keyring test: %s is not installed (make test installs dbus and gnome-keyring)", tool)
+			keyringMissing(t, "%s is not installed (make test-deps installs dbus and gnome-keyring)", tool)
 		}
 	}
 	dir := t.TempDir()
@@ -55,7 +56,7 @@ exec "$0" -test.run='^TestRealKeyring$' -test.v`
 	)
 	out, err := cmd.CombinedOutput()
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 90 {
-		t.Skipf("skipping the real-keyring test: gnome-keyring-daemon could not start here:\n%s", out)
+		keyringMissing(t, "gnome-keyring-daemon could not start here:\n%s", out)
 	}
 	if err != nil {
 		t.Fatalf("real keyring test failed: %v\n%s", err, out)
@@ -63,6 +64,17 @@ exec "$0" -test.run='^TestRealKeyring$' -test.v`
 	if !strings.Contains(string(out), "--- PASS: TestRealKeyring") {
 		t.Fatalf("the child did not run the test:\n%s", out)
 	}
+}
+
+// keyringMissing skips the real-keyring test, or fails it when
+// SWITCHBOARD_REQUIRE_KEYRING=1 (make test, which installs the keyring).
+func keyringMissing(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := "the real-keyring test cannot run: " + fmt.Sprintf(format, args...)
+	if os.Getenv("SWITCHBOARD_REQUIRE_KEYRING") == "1" {
+		t.Fatal(msg + "\n(SWITCHBOARD_REQUIRE_KEYRING=1 requires it)")
+	}
+	t.Skip(msg)
 }
 
 // killMarked ends the keyring daemons this test started: gnome-keyring and

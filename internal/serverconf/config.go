@@ -15,9 +15,10 @@
 // manager when it reads them.
 //
 // Import reads JSON with comments and trailing commas (VS Code's mcp.json is
-// JSONC) and never writes: the caller saves all of ImportReport.Added or
-// nothing. An entry is a duplicate when its ID (slugged from its name) or
-// its Fingerprint matches a saved server or an earlier entry.
+// JSONC; github.com/tailscale/hujson turns it into JSON) and never writes:
+// the caller saves all of ImportReport.Added or nothing. An entry is a
+// duplicate when its ID (slugged from its name) or its Fingerprint matches
+// a saved server or an earlier entry.
 package serverconf
 
 import "time"
@@ -30,6 +31,10 @@ const (
 	TransportSSE   Transport = "sse"
 	TransportHTTP  Transport = "http" // streamable HTTP
 )
+
+// Transports lists every Transport (the frontend's contract is generated
+// from it).
+var Transports = []Transport{TransportStdio, TransportSSE, TransportHTTP}
 
 // DefaultCallTimeout is the per-call timeout used when Config.CallTimeout is zero.
 const DefaultCallTimeout = 60 * time.Second
@@ -50,7 +55,7 @@ type Config struct {
 	ID string `json:"id"`
 	// Name is the display name; empty means ID.
 	Name      string    `json:"name"`
-	Transport Transport `json:"transport"`
+	Transport Transport `json:"transport" ts_type:"Transport"`
 
 	// stdio
 	Command string           `json:"command,omitempty"`

@@ -77,7 +77,7 @@ type SecretInput struct {
 type ImportReport struct {
 	Format Format `json:"format"`
 	// Added are valid configs, ready to save, in file order.
-	Added []Config `json:"added"`
+	Added []Config `json:"added,omitempty"`
 	// Skipped are duplicates of an existing server or of an earlier entry.
 	Skipped []ImportNote `json:"skipped,omitempty"`
 	// Failed are entries that could not be read or are not valid.
@@ -131,10 +131,13 @@ func ImportFile(data []byte, existing []Config, dir string) (*ImportReport, erro
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("file is empty")
 	}
-	clean := stripJSONC(data)
+	clean, err := standardizeJSONC(data)
+	if err != nil {
+		return nil, err
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(clean, &top); err != nil {
-		return nil, describeJSONError(data, err)
+		return nil, describeJSONError(err)
 	}
 	if top == nil {
 		return nil, errors.New("file must contain a JSON object at the top level, not null")

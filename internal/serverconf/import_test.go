@@ -292,9 +292,9 @@ func TestImportFileErrors(t *testing.T) {
 	tests := []struct{ name, data, want string }{
 		{"empty", "", "file is empty"},
 		{"spaces", " \n\t", "file is empty"},
-		{"syntax", read("bad_syntax.json"), `file is not valid JSON: line 5, column 21: invalid character '"' after array element`},
-		{"truncated", `{"mcpServers": {"a": {"command": "npx"`, "file is not valid JSON: line 1, column 38: unexpected end of JSON input"},
-		{"yaml", "mcpServers:\n  a:\n    command: npx\n", "file is not valid JSON: line 1, column 1: invalid character 'm' looking for beginning of value"},
+		{"syntax", read("bad_syntax.json"), `file is not valid JSON: line 5, column 21: invalid character '"' after array value (expecting ',' or ']')`},
+		{"truncated", `{"mcpServers": {"a": {"command": "npx"`, "file is not valid JSON: line 1, column 39: parsing object after value: unexpected EOF"},
+		{"yaml", "mcpServers:\n  a:\n    command: npx\n", "file is not valid JSON: line 1, column 1: invalid literal: mcpServers"},
 		{"array", read("not_object.json"), "file must contain a JSON object at the top level, not array"},
 		{"string", `"hello"`, "file must contain a JSON object at the top level, not string"},
 		{"null", `null`, "file must contain a JSON object at the top level, not null"},
@@ -303,6 +303,8 @@ func TestImportFileErrors(t *testing.T) {
 		{"vscode servers null", `{"servers": null}`, `"servers" must be an object mapping server names to their settings, not null`},
 		{"both shapes", `{"mcpServers": {}, "servers": {}}`, `file has both "mcpServers" (Claude Desktop, Cursor) and "servers" (VS Code); keep one`},
 		{"too large", `{"mcpServers": {}, "pad": "` + strings.Repeat("x", MaxImportSize) + `"}`, "file is too large"},
+		{"too deep", strings.Repeat("[", MaxImportSize), "file nests objects and arrays more than 1000 deep"},
+		{"long bad literal", `{"mcpServers": {}, "pad": "` + strings.Repeat("x", 1<<20) + "\n\"}", `file is not valid JSON: line 1, column 27: invalid literal: "xxx`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,7 +313,10 @@ func TestImportFileErrors(t *testing.T) {
 				t.Fatalf("Import = %+v, want error %q", r, tt.want)
 			}
 			if !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("error = %q\nwant   %q", err, tt.want)
+				t.Errorf("error = %.300q\nwant   %q", err, tt.want)
+			}
+			if len(err.Error()) > 300 {
+				t.Errorf("error is %d bytes long; want a short message", len(err.Error()))
 			}
 		})
 	}
@@ -332,6 +337,16 @@ func TestImportLenientSyntax(t *testing.T) {
 	}
 	want := []Config{stdio("a", "a", "npx", "//not a comment", "/*nor this*/")}
 	if diff := cmp.Diff(want, r.Added); diff != "" {
+		t.Errorf("Added (-want +got):\n%s", diff)
+	}
+
+	// Brackets in strings and comments do not count towards the nesting bound.
+	deep := strings.Repeat("[", 2000)
+	r, err = Import([]byte(`{"mcpServers": {"a": {"command": "npx", "args": ["`+deep+`"]}}} // `+deep+"\n/* \"*/ /*"+deep+"*/"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Config{stdio("a", "a", "npx", deep)}, r.Added); diff != "" {
 		t.Errorf("Added (-want +got):\n%s", diff)
 	}
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
+	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // A member is one key and value of a JSON object, in file order.
@@ -91,107 +93,78 @@ func jsonKind(raw json.RawMessage) string {
 
 func isNull(raw json.RawMessage) bool { return jsonKind(raw) == "null" }
 
-// stripJSONC turns JSON with comments and trailing commas (VS Code's
-// mcp.json is JSONC) into JSON, replacing what it removes with spaces so
-// that offsets, and so line and column numbers, still match the input.
-func stripJSONC(data []byte) []byte {
-	out := bytes.Clone(data)
-	const (
-		code = iota
-		str
-		lineComment
-		blockComment
-	)
-	state := code
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch state {
-		case code:
-			switch {
-			case c == '"':
-				state = str
-			case c == '/' && i+1 < len(out) && out[i+1] == '/':
-				state = lineComment
-				out[i] = ' '
-			case c == '/' && i+1 < len(out) && out[i+1] == '*':
-				state = blockComment
-				out[i], out[i+1] = ' ', ' '
-				i++
-			}
-		case str:
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				state = code
-			}
-		case lineComment:
-			if c == '\n' {
-				state = code
-			} else {
-				out[i] = ' '
-			}
-		case blockComment:
-			if c == '*' && i+1 < len(out) && out[i+1] == '/' {
-				out[i], out[i+1] = ' ', ' '
-				i++
-				state = code
-			} else if c != '\n' && c != '\r' {
-				out[i] = ' '
-			}
-		}
+// maxJSONDepth bounds how deeply objects and arrays may nest in an imported
+// file. hujson parses recursively with no limit of its own, so a few
+// million "[" would overflow the stack, which is fatal, not a panic.
+const maxJSONDepth = 1000
+
+// maxJSONErrorLen bounds the parser's message in an error: hujson quotes
+// the whole of an invalid literal, which may be most of the file.
+const maxJSONErrorLen = 200
+
+// standardizeJSONC turns JSON with comments and trailing commas (VS Code's
+// mcp.json is JSONC) into JSON. hujson replaces what it removes with
+// spaces, so offsets still match the input.
+func standardizeJSONC(data []byte) ([]byte, error) {
+	if jsonDepth(data) > maxJSONDepth {
+		return nil, fmt.Errorf("file nests objects and arrays more than %d deep; an MCP config needs a few levels", maxJSONDepth)
 	}
-	// Trailing commas: a comma whose next non-space byte closes an object
-	// or array. Comments are spaces by now.
-	inStr := false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		if inStr {
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-			continue
+	clean, err := hujson.Standardize(data)
+	if err != nil {
+		// "hujson: line 5, column 21: invalid character ..."; the column counts bytes.
+		msg := strings.TrimPrefix(err.Error(), "hujson: ")
+		if len(msg) > maxJSONErrorLen {
+			msg = strings.ToValidUTF8(msg[:maxJSONErrorLen], "") + "..."
 		}
-		if c == '"' {
-			inStr = true
-			continue
-		}
-		if c != ',' {
-			continue
-		}
-		j := i + 1
-		for j < len(out) && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
-			j++
-		}
-		if j < len(out) && (out[j] == '}' || out[j] == ']') {
-			out[i] = ' '
-		}
+		return nil, fmt.Errorf("file is not valid JSON: %s", msg)
 	}
-	return out
+	return clean, nil
 }
 
-// describeJSONError turns a decoding error into a message that says where
-// the file is broken.
-func describeJSONError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		line, col := lineCol(data, int(syn.Offset))
-		return fmt.Errorf("file is not valid JSON: line %d, column %d: %s", line, col, syn.Error())
+// jsonDepth returns how deeply objects and arrays nest in data, skipping
+// strings and comments as hujson does. It only has to be right for input
+// that hujson would parse up to the deepest point.
+func jsonDepth(data []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			var end string
+			switch {
+			case bytes.HasPrefix(data[i:], []byte("//")):
+				end = "\n"
+			case bytes.HasPrefix(data[i:], []byte("/*")):
+				end = "*/"
+			default:
+				continue
+			}
+			n := bytes.Index(data[i+2:], []byte(end))
+			if n < 0 {
+				return deepest
+			}
+			i += 2 + n + len(end) - 1
+		}
 	}
+	return deepest
+}
+
+// describeJSONError turns an error decoding standard JSON into a map into
+// a message a user can act on.
+func describeJSONError(err error) error {
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
 		return fmt.Errorf("file must contain a JSON object at the top level, not %s", typ.Value)
 	}
 	return fmt.Errorf("file is not valid JSON: %w", err)
-}
-
-// lineCol converts the byte offset reported by encoding/json (just past
-// the offending byte) into a 1-based line and column (in characters).
-func lineCol(data []byte, offset int) (line, col int) {
-	pos := min(max(offset-1, 0), len(data))
-	line = 1 + bytes.Count(data[:pos], []byte{'\n'})
-	start := bytes.LastIndexByte(data[:pos], '\n') + 1
-	return line, utf8.RuneCount(data[start:pos]) + 1
 }

@@ -20,12 +20,12 @@ type Conversation struct {
 	Model      string `json:"model"`
 	// SystemPrompt overrides the default system prompt; nil means the
 	// default, and a pointer to "" means no system prompt at all.
-	SystemPrompt *string `json:"systemPrompt"`
+	SystemPrompt *string `json:"systemPrompt" ts_type:"string | null"`
 	// Tools is the conversation's tool selection as JSON (package chat
 	// defines its shape); nil means every enabled tool.
-	Tools     json.RawMessage `json:"tools"`
-	CreatedAt time.Time       `json:"createdAt"`
-	UpdatedAt time.Time       `json:"updatedAt"`
+	Tools     json.RawMessage `json:"tools,omitempty" ts_type:"chat.ToolSelection | null"`
+	CreatedAt time.Time       `json:"createdAt" ts_type:"string"`
+	UpdatedAt time.Time       `json:"updatedAt" ts_type:"string"`
 }
 
 const conversationColumns = `id, title, provider_id, model, system_prompt, tools, created_at, updated_at`

@@ -25,27 +25,34 @@ const (
 	StatusError     = "error"   // Error says what went wrong
 )
 
+// Roles and MessageStatuses list the values of Message.Role and
+// Message.Status (the frontend's contract is generated from them).
+var (
+	Roles           = []string{RoleSystem, RoleUser, RoleAssistant, RoleTool}
+	MessageStatuses = []string{StatusStreaming, StatusDone, StatusStopped, StatusError}
+)
+
 // A Message is one entry of a conversation.
 type Message struct {
 	ID             int64  `json:"id"`
 	ConversationID string `json:"conversationId"`
 	// Seq orders a conversation's messages, from 1.
 	Seq       int64  `json:"seq"`
-	Role      string `json:"role"`
+	Role      string `json:"role" ts_type:"Role"`
 	Content   string `json:"content"`
 	Reasoning string `json:"reasoning"`
 	// ToolCalls is the JSON array of calls an assistant message made; nil
 	// for none.
-	ToolCalls json.RawMessage `json:"toolCalls"`
+	ToolCalls json.RawMessage `json:"toolCalls" ts_type:"llm.ToolCall[] | null"`
 	// ToolCallID names the call a tool message answers.
 	ToolCallID string `json:"toolCallId"`
 	// Status is one of the Status constants; empty means StatusDone.
-	Status string `json:"status"`
+	Status string `json:"status" ts_type:"MessageStatus"`
 	Error  string `json:"error"`
-	// Meta is JSON about the reply (model, timings, usage); nil for none.
-	Meta      json.RawMessage `json:"meta"`
-	CreatedAt time.Time       `json:"createdAt"`
-	UpdatedAt time.Time       `json:"updatedAt"`
+	// Meta is JSON about the reply (package chat's ReplyMeta); nil for none.
+	Meta      json.RawMessage `json:"meta" ts_type:"chat.ReplyMeta | null"`
+	CreatedAt time.Time       `json:"createdAt" ts_type:"string"`
+	UpdatedAt time.Time       `json:"updatedAt" ts_type:"string"`
 }
 
 const messageColumns = `id, conversation_id, seq, role, content, reasoning, tool_calls, tool_call_id, status, error, meta, created_at, updated_at`

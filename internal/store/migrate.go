@@ -131,6 +131,13 @@ ALTER TABLE approval_grants ADD COLUMN definition_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE approval_grants ADD COLUMN description TEXT NOT NULL DEFAULT '';
 ALTER TABLE approval_grants ADD COLUMN input_schema TEXT;  -- JSON; NULL when unknown
 `,
+	// 5: one word per tool-call state: "failed" (was "error"), also for a
+	// call whose tool reported an error (was "done" with is_error set).
+	`
+UPDATE tool_calls SET status = 'failed' WHERE status = 'error' OR (status = 'done' AND is_error);
+-- A tool selection is always an object: the first versions stored a list.
+UPDATE conversations SET tools = json_object('only', json(tools)) WHERE json_valid(tools) AND json_type(tools) = 'array';
+`,
 }
 
 // LatestVersion is the schema version this build writes.

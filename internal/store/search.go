@@ -14,8 +14,8 @@ type SearchHit struct {
 	ConversationID    string    `json:"conversationId"`
 	ConversationTitle string    `json:"conversationTitle"`
 	Seq               int64     `json:"seq"`
-	Role              string    `json:"role"`
-	CreatedAt         time.Time `json:"createdAt"`
+	Role              string    `json:"role" ts_type:"Role"`
+	CreatedAt         time.Time `json:"createdAt" ts_type:"string"`
 	// Snippet is the matching passage, split into parts so that the UI can
 	// highlight matches without parsing markup out of message text.
 	Snippet []SnippetPart `json:"snippet"`

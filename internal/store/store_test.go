@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -263,5 +264,48 @@ func TestCloseTwice(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// TestMigrateOneWordPerState checks migration 5: a tool call's "error"
+// (and "done" with an error result) reads back as "failed", and a tool
+// selection stored as a list reads back as an object.
+func TestMigrateOneWordPerState(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := Open(ctx, path, &Options{TargetVersion: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := old.CreateConversation(ctx, Conversation{Tools: json.RawMessage(`["a__b"]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, st := range map[string][2]any{"e": {"error", false}, "d": {"done", true}, "ok": {"done", false}} {
+		if _, err := old.db.Exec(`INSERT INTO tool_calls (id, call_id, conversation_id, message_id, server_id, server_name, tool, arguments, status, decision, decided_by, is_error, error, requested_at, started_at, duration_ms)
+			VALUES (?, ?, ?, NULL, 's', 'S', 't', '{}', ?, '', '', ?, '', 0, 0, 0)`, id, id, conv.ID, st[0], st[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	calls, err := s.ToolCalls(ctx, conv.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range calls {
+		got[c.ID] = c.Status
+	}
+	if diff := cmp.Diff(map[string]string{"e": CallFailed, "d": CallFailed, "ok": CallDone}, got); diff != "" {
+		t.Errorf("statuses after migration (-want +got):\n%s", diff)
+	}
+	c, err := s.Conversation(ctx, conv.ID)
+	if err != nil || string(c.Tools) != `{"only":["a__b"]}` {
+		t.Errorf("tools after migration = %s, %v; want an object", c.Tools, err)
 	}
 }

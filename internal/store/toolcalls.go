@@ -9,15 +9,21 @@ import (
 	"time"
 )
 
-// Tool-call statuses, in the order a call goes through them.
+// Tool-call statuses, in the order a call goes through them: the one
+// vocabulary of the audit record, the chat:toolcall event and the UI.
 const (
-	CallPending   = "pending" // requested, waiting for checks or approval
-	CallRunning   = "running"
-	CallDone      = "done"
-	CallError     = "error" // refused before running, or failed; Error says why
-	CallDenied    = "denied"
-	CallCancelled = "cancelled"
+	CallPending         = "pending"          // requested, being checked
+	CallWaitingApproval = "waiting_approval" // put to the user
+	CallRunning         = "running"
+	CallDone            = "done"
+	CallFailed          = "failed" // refused before running, failed, or the tool reported an error; Error or Result says why
+	CallDenied          = "denied"
+	CallCancelled       = "cancelled"
 )
+
+// CallStatuses lists every tool-call status (the frontend's contract is
+// generated from it).
+var CallStatuses = []string{CallPending, CallWaitingApproval, CallRunning, CallDone, CallFailed, CallDenied, CallCancelled}
 
 // A ToolCall is the audit record of one tool call a model asked for.
 type ToolCall struct {
@@ -34,17 +40,18 @@ type ToolCall struct {
 	Tool       string `json:"tool"`
 	// Arguments is the JSON text the model produced, valid or not.
 	Arguments string `json:"arguments"`
-	Status    string `json:"status"`
+	Status    string `json:"status" ts_type:"CallStatus"`
 	Decision  string `json:"decision"`
 	DecidedBy string `json:"decidedBy"`
 	// Result is the tool's whole result as JSON, before any cut made for
 	// the model; nil when it did not run.
-	Result      json.RawMessage `json:"result"`
+	Result      json.RawMessage `json:"result" ts_type:"mcpconn.Result | null"`
 	IsError     bool            `json:"isError"`
 	Error       string          `json:"error"`
-	RequestedAt time.Time       `json:"requestedAt"`
-	// StartedAt is when the tool started running; zero if it never ran.
-	StartedAt  time.Time `json:"startedAt"`
+	RequestedAt time.Time       `json:"requestedAt" ts_type:"string"`
+	// StartedAt is when the tool started running; zero (absent) if it
+	// never ran.
+	StartedAt  time.Time `json:"startedAt,omitzero,omitempty" ts_type:"string"` // omitempty: optional in TypeScript
 	DurationMs int64     `json:"durationMs"`
 }
 
@@ -91,7 +98,7 @@ func (s *Store) StartToolCall(ctx context.Context, id string, at time.Time, deci
 
 // A ToolCallEnd is how a call ended.
 type ToolCallEnd struct {
-	// Status is CallDone, CallError or CallCancelled (or CallDenied).
+	// Status is CallDone, CallFailed or CallCancelled (or CallDenied).
 	Status   string
 	Result   json.RawMessage
 	IsError  bool

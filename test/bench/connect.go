@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -136,7 +137,7 @@ func connectRun(cfg *config, cfgs []serverconf.Config) (connect, cpu, closing ti
 // nodeChildren lists this process's Node children (the MCP servers).
 func nodeChildren() []int {
 	var out []int
-	for _, pid := range descendants(os.Getpid()) {
+	for _, pid := range mcptest.Descendants(os.Getpid()) {
 		if _, comm, err := procStat(pid); err == nil && comm == "node" {
 			out = append(out, pid)
 		}

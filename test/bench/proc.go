@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 )
 
 // A proc is a process the bench started, in a process group of its own so
@@ -50,7 +52,7 @@ func (p *proc) exited() bool {
 // stop asks the process to quit (SIGTERM), then kills its group and every
 // process of its tree that is left (MCP servers have groups of their own).
 func (p *proc) stop() {
-	tree := descendants(p.pid())
+	tree := mcptest.Descendants(p.pid())
 	if !p.exited() {
 		syscall.Kill(p.pid(), syscall.SIGTERM)
 		select {
@@ -81,37 +83,6 @@ func procStat(pid int) (ppid int, comm string, err error) {
 	}
 	ppid, err = strconv.Atoi(fields[1])
 	return ppid, string(data[open+1 : close]), err
-}
-
-// descendants lists the processes below root (not root itself).
-func descendants(root int) []int {
-	kids := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, _, err := procStat(pid); err == nil {
-			kids[ppid] = append(kids[ppid], pid)
-		}
-	}
-	var out []int
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, k := range kids[p] {
-			out = append(out, k)
-			queue = append(queue, k)
-		}
-	}
-	return out
-}
-
-func cmdline(pid int) string {
-	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return strings.TrimSpace(string(bytes.ReplaceAll(data, []byte{0}, []byte{' '})))
 }
 
 // rollup reads Pss and the private (unshared) kB of /proc/PID/smaps_rollup.
@@ -167,7 +138,7 @@ func treePSS(root int, exclude func(pid int) bool) (treeMemory, error) {
 	}
 	m.TotalKB, m.PrivateKB, m.ByProcess["main (Go)"] = kb, priv, kb
 	skip := map[int]bool{}
-	for _, pid := range descendants(root) {
+	for _, pid := range mcptest.Descendants(root) {
 		ppid, comm, err := procStat(pid)
 		if err != nil {
 			continue
@@ -191,7 +162,7 @@ func treePSS(root int, exclude func(pid int) bool) (treeMemory, error) {
 // isMCPServer tells the MCP servers the app started (Node) from its own
 // WebKit processes.
 func isMCPServer(pid int) bool {
-	cl := cmdline(pid)
+	cl := mcptest.Cmdline(pid)
 	_, comm, _ := procStat(pid)
 	return comm == "node" || strings.Contains(cl, "mcp-server") || strings.Contains(cl, "@modelcontextprotocol")
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +17,10 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/paths"
 	"github.com/switchboard-app/switchboard/internal/providers"
 	"github.com/switchboard-app/switchboard/internal/secrets"
@@ -27,11 +28,10 @@ import (
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
+// The test binary is also the fault server the drills start
+// (mcptest.FaultServer).
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(faultEnv); mode != "" {
-		runFaultServer(mode)
-		os.Exit(0)
-	}
+	mcptest.RunIfChild()
 	os.Exit(m.Run())
 }
 
@@ -101,50 +101,18 @@ func newestSource(root string, t time.Time) string {
 	return found
 }
 
-// nodeServers is where Node 22 and the real MCP servers of test/node are.
-type nodeServers struct {
-	node, everything, memory string
-	path                     string // a PATH with Node first
-}
-
-func requireNode(t *testing.T) nodeServers {
-	t.Helper()
-	mods := filepath.Join(repoRoot(t), "test", "node", "node_modules")
-	s := nodeServers{
-		node:       filepath.Join(mods, ".bin", "node"),
-		everything: filepath.Join(mods, "@modelcontextprotocol", "server-everything", "dist", "index.js"),
-		memory:     filepath.Join(mods, "@modelcontextprotocol", "server-memory", "dist", "index.js"),
-	}
-	for _, p := range []string{s.node, s.everything, s.memory} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("SWITCHBOARD_REQUIRE_NODE_SERVERS") == "1" {
-				t.Fatal("real MCP servers not installed; run make test-deps (or npm ci in test/node)")
-			}
-			missing(t, "real MCP servers not installed; run make test-deps (or npm ci in test/node)")
-		}
-	}
-	s.path = filepath.Dir(s.node) + ":/usr/bin:/bin" // .bin holds node itself
-	return s
-}
-
 // A user sits at the app: it keeps every event the UI would get and
 // answers approval requests as told (allow once unless decision is set).
 type user struct {
-	mu       sync.Mutex
-	events   []event
+	eventtest.Recorder
+	mu       sync.Mutex // guards broker
 	broker   func() *approval.Broker
 	decision approval.Decision
 }
 
-type event struct {
-	name    string
-	payload any
-	at      time.Time
-}
-
 func (u *user) Emit(name string, payload any) {
+	u.Recorder.Emit(name, payload)
 	u.mu.Lock()
-	u.events = append(u.events, event{name, payload, time.Now()})
 	b := u.broker
 	u.mu.Unlock()
 	if r, ok := payload.(approval.Request); ok && name == approval.EventRequested && b != nil {
@@ -158,39 +126,25 @@ func (u *user) Emit(name string, payload any) {
 
 // toolEvents returns the tool-call events that ended a call.
 func (u *user) toolEnds() []chat.ToolCallEvent {
-	u.mu.Lock()
-	defer u.mu.Unlock()
 	var out []chat.ToolCallEvent
-	for _, e := range u.events {
-		if tc, ok := e.payload.(chat.ToolCallEvent); ok && e.name == chat.EventToolCall {
-			switch tc.Status {
-			case chat.ToolDone, chat.ToolFailed, chat.ToolDenied, chat.ToolCancelled:
-				out = append(out, tc)
-			}
+	for _, tc := range eventtest.Payloads[chat.ToolCallEvent](&u.Recorder, chat.EventToolCall) {
+		switch tc.Status {
+		case chat.ToolDone, chat.ToolFailed, chat.ToolDenied, chat.ToolCancelled:
+			out = append(out, tc)
 		}
 	}
 	return out
 }
 
 func (u *user) statuses() []chat.StatusEvent {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	var out []chat.StatusEvent
-	for _, e := range u.events {
-		if s, ok := e.payload.(chat.StatusEvent); ok && e.name == chat.EventStatus {
-			out = append(out, s)
-		}
-	}
-	return out
+	return eventtest.Payloads[chat.StatusEvent](&u.Recorder, chat.EventStatus)
 }
 
 // serverStates lists the states a server went through, with their reasons.
 func (u *user) serverStates(id string) []mcpconn.Status {
-	u.mu.Lock()
-	defer u.mu.Unlock()
 	var out []mcpconn.Status
-	for _, e := range u.events {
-		if s, ok := e.payload.(mcpconn.Status); ok && e.name == mcpconn.EventServerStatus && s.ServerID == id {
+	for _, s := range eventtest.Payloads[mcpconn.Status](&u.Recorder, mcpconn.EventServerStatus) {
+		if s.ServerID == id {
 			out = append(out, s)
 		}
 	}
@@ -339,34 +293,10 @@ func (a *app) lastRequestTools() []string {
 // childPIDs lists this process's descendants whose command line contains
 // what.
 func childPIDs(what string) []int {
-	kids := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-		if len(f) > 1 {
-			ppid, _ := strconv.Atoi(f[1])
-			kids[ppid] = append(kids[ppid], pid)
-		}
-	}
 	var out []int
-	queue := []int{os.Getpid()}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, k := range kids[p] {
-			queue = append(queue, k)
-			cl, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", k))
-			if strings.Contains(string(cl), what) {
-				out = append(out, k)
-			}
+	for _, pid := range mcptest.Descendants(os.Getpid()) {
+		if strings.Contains(mcptest.Cmdline(pid), what) {
+			out = append(out, pid)
 		}
 	}
 	return out

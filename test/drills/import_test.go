@@ -51,7 +51,7 @@ func TestDrillImportBadFiles(t *testing.T) {
 		added      []string // the IDs stored after this file
 	}{
 		{"not JSON", `this is { not json`, 1,
-			[]string{"file is not valid JSON: line 1, column 2", "Nothing was imported."}, nil},
+			[]string{"file is not valid JSON: line 1, column 1", "Nothing was imported."}, nil},
 		{"unknown fields", `{"mcpServers": {"one": {"command": "node", "args": ["one.js"], "bogus": 1}}, "globalShortcut": "Ctrl+Space"}`, 0,
 			[]string{`added    one (stdio)`, `warning  server "one": unknown field "bogus" ignored`, `warning  top-level field "globalShortcut" ignored`, "1 added, 0 skipped, 0 failed"},
 			[]string{"one"}},

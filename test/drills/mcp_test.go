@@ -3,19 +3,18 @@ package drills
 import (
 	"context"
 	"os"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
@@ -38,15 +37,15 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
-func (u *user) running(tool string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for _, e := range u.events {
-		if tc, ok := e.payload.(chat.ToolCallEvent); ok && tc.Tool == tool && tc.Status == chat.ToolRunning {
-			return true
-		}
+// waitRunning waits until a call of tool runs.
+func (u *user) waitRunning(t *testing.T, tool string, timeout time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	running := eventtest.Is(chat.EventToolCall, func(tc chat.ToolCallEvent) bool { return tc.Tool == tool && tc.Status == chat.ToolRunning })
+	if _, err := u.Wait(ctx, 0, running); err != nil {
+		t.Fatalf("waiting for %s to run: %v", tool, err)
 	}
-	return false
 }
 
 func lastEnd(t *testing.T, u *user, tool string) chat.ToolCallEvent {
@@ -67,10 +66,11 @@ func lastEnd(t *testing.T, u *user, tool string) chat.ToolCallEvent {
 // with backoff, and the next call works. mcpconn's TestCrashMidCallReconnects
 // covers the manager alone with a server that exits by itself.
 func TestDrillServerKilledMidCall(t *testing.T) {
-	n := requireNode(t)
+	n := mcptest.Node(t, "mcp-server-everything")
+	everything := n.Script("server-everything")
 	cfg := serverconf.Config{ID: "everything", Name: "Everything", Transport: serverconf.TransportStdio,
-		Command: n.node, Args: []string{n.everything, "stdio"}, Enabled: true}
-	a := newApp(t, appOptions{path: n.path, servers: []serverconf.Config{cfg}, replies: []llmtest.Reply{
+		Command: n.Node, Args: []string{everything, "stdio"}, Enabled: true}
+	a := newApp(t, appOptions{path: n.PATH(), servers: []serverconf.Config{cfg}, replies: []llmtest.Reply{
 		call("call_long", "everything__trigger-long-running-operation", `{"duration": 20, "steps": 20}`),
 		llmtest.Text("The tool's server went away; I will go on without it."),
 		call("call_echo", "everything__echo", `{"message": "back again"}`),
@@ -81,9 +81,9 @@ func TestDrillServerKilledMidCall(t *testing.T) {
 
 	done := make(chan chat.RunResult, 1)
 	go func() { done <- a.turn(conv.ID, "Run the long operation.") }()
-	waitFor(t, "the long operation to run", 30*time.Second, func() bool { return a.user.running("everything__trigger-long-running-operation") })
+	a.user.waitRunning(t, "everything__trigger-long-running-operation", 30*time.Second)
 	time.Sleep(300 * time.Millisecond) // mid-call
-	pids := childPIDs(n.everything)
+	pids := childPIDs(everything)
 	if len(pids) != 1 {
 		t.Fatalf("found %d server-everything processes (%v), want 1", len(pids), pids)
 	}
@@ -124,13 +124,13 @@ func TestDrillServerKilledMidCall(t *testing.T) {
 	if states[i].Reason == "" {
 		t.Error("the degraded status gives no reason")
 	}
-	if again := childPIDs(n.everything); len(again) != 1 || again[0] == pids[0] {
+	if again := childPIDs(everything); len(again) != 1 || again[0] == pids[0] {
 		t.Errorf("server processes after the restart: %v (killed %d)", again, pids[0])
 	}
 
 	res = a.turn(conv.ID, "Try the echo.")
-	if end := lastEnd(t, a.user, "everything__echo"); res.Status != store.StatusDone || end.Status != chat.ToolDone || !strings.Contains(end.Result, "back again") {
-		t.Errorf("after the restart: turn %s, echo %s %q %q", res.Status, end.Status, end.Result, end.Error)
+	if end := lastEnd(t, a.user, "everything__echo"); res.Status != store.StatusDone || end.Status != chat.ToolDone || !strings.Contains(end.ResultText, "back again") {
+		t.Errorf("after the restart: turn %s, echo %s %q %q", res.Status, end.Status, end.ResultText, end.Error)
 	}
 }
 
@@ -139,10 +139,10 @@ func TestDrillServerKilledMidCall(t *testing.T) {
 // told, and the turn and the server go on. mcpconn's TestHungServer and
 // TestCancelSendsNotificationsCancelled cover the manager alone.
 func TestDrillHangingTool(t *testing.T) {
-	cfg := faultConfig(t, "drill", "ok")
+	cfg := mcptest.FaultServer(t, "drill", "ok")
 	cfg.CallTimeout = time.Second
 	a := newApp(t, appOptions{servers: []serverconf.Config{cfg}, replies: []llmtest.Reply{
-		call("call_hang", "drill__hang", `{}`),
+		call("call_hang", "drill__wait-cancel", `{}`),
 		llmtest.Text("The tool did not answer; going on without it."),
 		call("call_echo", "drill__echo", `{"text": "still here"}`),
 		llmtest.Text("Done."),
@@ -156,7 +156,7 @@ func TestDrillHangingTool(t *testing.T) {
 	if res.Status != store.StatusDone {
 		t.Fatalf("the turn ended %s (%s)", res.Status, res.Error)
 	}
-	end := lastEnd(t, a.user, "drill__hang")
+	end := lastEnd(t, a.user, "drill__wait-cancel")
 	t.Logf("turn took %s; the user sees: %s", took.Round(time.Millisecond), end.Error)
 	if end.Status != chat.ToolFailed || !strings.Contains(end.Error, "timed out") || !strings.Contains(end.Error, "1s") {
 		t.Errorf("tool card: %s %q; want failed, timed out after 1s", end.Status, end.Error)
@@ -169,15 +169,15 @@ func TestDrillHangingTool(t *testing.T) {
 	}
 	ring := a.svc.Manager.Stderr("drill")
 	waitFor(t, "the server to log the cancellation", 10*time.Second, func() bool {
-		return slices.ContainsFunc(ring.Lines(0, 0), func(l logLine) bool { return l.Text == "hang: cancelled by the client" })
+		return slices.ContainsFunc(ring.Lines(0, 0), func(l logLine) bool { return l.Text == "wait-cancel: cancelled by the client" })
 	})
 
 	if st, _ := a.svc.Manager.Status("drill"); st.State != mcpconn.StateConnected {
 		t.Errorf("after the timeout the server is %s (%s)", st.State, st.Reason)
 	}
 	res = a.turn(conv.ID, "And now the echo.")
-	if end := lastEnd(t, a.user, "drill__echo"); res.Status != store.StatusDone || end.Status != chat.ToolDone || end.Result != "still here" {
-		t.Errorf("next call: turn %s, echo %s %q %q", res.Status, end.Status, end.Result, end.Error)
+	if end := lastEnd(t, a.user, "drill__echo"); res.Status != store.StatusDone || end.Status != chat.ToolDone || end.ResultText != "still here" {
+		t.Errorf("next call: turn %s, echo %s %q %q", res.Status, end.Status, end.ResultText, end.Error)
 	}
 }
 
@@ -191,10 +191,10 @@ func TestDrillHangingTool(t *testing.T) {
 // each alone in the manager; chat's TestResultIsCutForTheModelButKeptWhole
 // the cut.
 func TestDrillMisbehavingServers(t *testing.T) {
-	mem := watchMemory(t)
+	mem := mcptest.WatchMemory(t)
 	a := newApp(t, appOptions{servers: []serverconf.Config{
-		faultConfig(t, "sqlite", "sqlite"), faultConfig(t, "garbage", "never-json"),
-		faultConfig(t, "flood", "flood"), faultConfig(t, "big", "ok"),
+		mcptest.FaultServer(t, "sqlite", "sqlite"), mcptest.FaultServer(t, "garbage", "never-json"),
+		mcptest.FaultServer(t, "flood", "flood"), mcptest.FaultServer(t, "big", "ok"),
 	}, replies: []llmtest.Reply{
 		call("call_huge", "big__huge", `{"bytes": 10000000}`),
 		llmtest.Text("That was a lot of digits."),
@@ -249,7 +249,7 @@ func TestDrillMisbehavingServers(t *testing.T) {
 	if bytes > 1<<20 || logs > 16<<20 {
 		t.Errorf("stderr is not bounded: ring %d bytes, files %d bytes", bytes, logs)
 	}
-	floodPeak := mem.peakGrowth()
+	floodPeak := mem.PeakGrowth()
 
 	conv := a.conversation()
 	res := a.turn(conv.ID, "Fetch the huge result.")
@@ -264,9 +264,9 @@ func TestDrillMisbehavingServers(t *testing.T) {
 	if err != nil || len(calls) != 1 || len(calls[0].Result) < 10_000_000 {
 		t.Errorf("the audit record does not keep the whole result: %v", err)
 	}
-	peak := mem.stop()
+	peak := mem.Stop()
 	t.Logf("memory: Go heap grew by at most %.0f MB during the flood and %.0f MB in all (10 MB result included); peak RSS of the app (this test process) %.0f MB",
-		float64(floodPeak)/(1<<20), float64(peak)/(1<<20), float64(mem.peakRSS())/(1<<20))
+		float64(floodPeak)/(1<<20), float64(peak)/(1<<20), float64(mcptest.PeakRSS())/(1<<20))
 	if floodPeak > 64<<20 {
 		t.Errorf("the heap grew by %d MB during the stderr flood", floodPeak>>20)
 	}
@@ -281,69 +281,4 @@ func last[T any](s []T) T {
 		return zero
 	}
 	return s[len(s)-1]
-}
-
-// A memWatch samples the Go heap every 5 ms from its start.
-type memWatch struct {
-	base uint64
-	quit chan struct{}
-	once sync.Once
-	mu   sync.Mutex
-	max  uint64
-}
-
-func watchMemory(t *testing.T) *memWatch {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	// Linux: "5" resets the peak RSS (VmHWM) of this process, so that the
-	// figure is this drill's.
-	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	w := &memWatch{base: ms.HeapAlloc, quit: make(chan struct{})}
-	go func() {
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			w.mu.Lock()
-			w.max = max(w.max, ms.HeapAlloc)
-			w.mu.Unlock()
-			select {
-			case <-w.quit:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	t.Cleanup(func() { w.stop() })
-	return w
-}
-
-// peakGrowth is the most the heap grew over its size at the start.
-func (w *memWatch) peakGrowth() uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.max < w.base {
-		return 0
-	}
-	return w.max - w.base
-}
-
-func (w *memWatch) stop() uint64 {
-	w.once.Do(func() { close(w.quit) })
-	return w.peakGrowth()
-}
-
-// peakRSS reads VmHWM of this process, in bytes.
-func (w *memWatch) peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -3,6 +3,8 @@
 import { FakeBackend, fakeMessage } from './fake';
 import type { Message, ServerView } from './types';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 const sample = `Here is a **summary** with a [link](https://example.com) and raw <b>html</b> shown as text.
 
 | Tool | Calls |
@@ -37,10 +39,10 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
   const now = Date.now();
   const day = 86_400_000;
   be.conversations = [
-    { id: 'big', title: 'A long conversation (3,000 messages)', providerId: 'cerebras', model: 'gpt-oss-120b', createdAt: now - 3 * day, updatedAt: now - 60_000 },
-    { id: 'c2', title: 'Yesterday’s chat', providerId: 'cerebras', model: 'gpt-oss-120b', createdAt: now - day, updatedAt: now - day - 3_600_000 },
-    { id: 'c3', title: 'Last week', providerId: 'ollama', model: 'llama3.2:3b', createdAt: now - 4 * day, updatedAt: now - 4 * day },
-    { id: 'c4', title: 'Long ago', providerId: 'cerebras', model: 'gpt-oss-120b', createdAt: now - 40 * day, updatedAt: now - 40 * day },
+    { id: 'big', title: 'A long conversation (3,000 messages)', providerId: 'cerebras', model: 'gpt-oss-120b', createdAt: iso(now - 3 * day), updatedAt: iso(now - 60_000)},
+    { id: 'c2', title: 'Yesterday’s chat', providerId: 'cerebras', model: 'gpt-oss-120b', createdAt: iso(now - day), updatedAt: iso(now - day - 3_600_000)},
+    { id: 'c3', title: 'Last week', providerId: 'ollama', model: 'llama3.2:3b', createdAt: iso(now - 4 * day), updatedAt: iso(now - 4 * day)},
+    { id: 'c4', title: 'Long ago', providerId: 'cerebras', model: 'gpt-oss-120b', createdAt: iso(now - 40 * day), updatedAt: iso(now - 40 * day)},
   ];
   const big: Message[] = [];
   for (let i = 1; i <= 3000; i++) {
@@ -52,7 +54,7 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
         conversationId: 'big',
         role: user ? 'user' : 'assistant',
         content: user ? `Question number ${i}` : i % 10 === 0 ? sample : `Answer ${i}: ${'lorem ipsum '.repeat((i % 7) * 6 + 2)}`,
-        meta: user ? null : { model: 'gpt-oss-120b', ttftMs: 180 + (i % 50), tokensPerSecond: 1800 + (i % 300) },
+        meta: user ? null : { model: 'gpt-oss-120b', timeToFirstTokenMs: 180 + (i % 50), tokensPerSecond: 1800 + (i % 300) },
       }),
     );
   }
@@ -61,7 +63,7 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
   be.toolCallRecords.big = [
     {
       id: 'rec1', callId: 'call_1', conversationId: 'big', messageId: last.id, serverId: 'files', serverName: 'Files', tool: 'read_file',
-      arguments: last.toolCalls[0].arguments, status: 'done', requestedAt: now - 5000, startedAt: now - 4800, durationMs: 412,
+      arguments: last.toolCalls[0].arguments, status: 'done', decision: 'allow_once', decidedBy: 'user', result: null, isError: false, error: '', requestedAt: iso(now - 5000), startedAt: iso(now - 4800), durationMs: 412,
     },
   ];
   be.messages = { big, c2: [], c3: [], c4: [] };
@@ -71,7 +73,7 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
       { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAKElEQVR42mNkYPj/n4EIwDiqgWE0DBhGw4BhNAwYRsOAYTQMGIYEAQAt6x/xbxZ1sgAAAABJRU5ErkJggg==' },
     ],
   };
-  be.searchHits = [{ conversationId: 'big', title: 'A long conversation', messageId: 11, seq: 11, createdAt: now, snippet: [{ text: 'Question ' }, { text: 'number', match: true }, { text: ' 11' }] }];
+  be.searchHits = [{ conversationId: 'big', conversationTitle: 'A long conversation', role: 'user', messageId: 11, seq: 11, createdAt: iso(now), snippet: [{ text: 'Question ' }, { text: 'number', match: true }, { text: ' 11' }] }];
   const servers: ServerView[] = [
     {
       config: { id: 'files', name: 'Files', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me'], enabled: true, env: { API_KEY: { secretRef: 'server/files/env/API_KEY' } } },
@@ -89,8 +91,8 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
     },
   ];
   be.servers = servers;
-  be.appLogLines = Array.from({ length: 200 }, (_, i) => ({ seq: i + 1, time: now - (200 - i) * 1000, level: (['info', 'debug', 'warn', 'error'] as const)[i % 4], text: `app line ${i + 1}` }));
-  be.policy = { yolo: false, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: 'abc', createdAt: now - day }] };
+  be.appLogLines = Array.from({ length: 200 }, (_, i) => ({ seq: i + 1, time: iso(now - (200 - i) * 1000), level: (['info', 'debug', 'warn', 'error'] as const)[i % 4], text: `app line ${i + 1}` }));
+  be.policy = { yolo: false, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: 'abc', createdAt: iso(now - day)}] };
   be.pending = [];
   be.importReport = {
     format: 'claude',
@@ -105,10 +107,10 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
     const seq = (list[list.length - 1]?.seq ?? 0) + 1;
     const user = fakeMessage({ id: nextId++, seq, conversationId, role: 'user', content: text });
     list.push(user);
-    be.emit('chat:message', { conversationId, message: user });
+    be.emit('chat:message', user);
     const reply = fakeMessage({ id: nextId++, seq: seq + 1, conversationId, role: 'assistant', status: 'streaming' });
     list.push(reply);
-    be.emit('chat:message', { conversationId, message: structuredClone(reply) });
+    be.emit('chat:message', structuredClone(reply));
     be.emit('chat:status', { conversationId, state: 'retrying', message: 'rate limited, retrying in 2 s', retryInMs: 2000 });
     setTimeout(() => be.emit('chat:status', { conversationId, state: 'streaming' }), 300);
     const words = sample.split(/(?<=\s)/);
@@ -121,10 +123,10 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
       if (i >= words.length) {
         clearInterval(t);
         reply.status = 'done';
-        reply.meta = { model: 'gpt-oss-120b', ttftMs: 210, tokensPerSecond: 2100 };
-        be.emit('chat:message', { conversationId, message: structuredClone(reply) });
+        reply.meta = { model: 'gpt-oss-120b', timeToFirstTokenMs: 210, tokensPerSecond: 2100 };
+        be.emit('chat:message', structuredClone(reply));
         be.emit('chat:status', { conversationId, state: 'idle' });
-        be.emit('chat:done', { conversationId, status: 'done' });
+        be.emit('chat:done', { conversationId, runId: 'demo', status: 'done' });
         if (/tool/i.test(text)) {
           be.pending = [{ id: 'ap' + nextId++, conversationId, serverId: 'files', tool: 'write_file', serverName: 'Files', description: 'Write a file to disk.', fingerprint: 'f', arguments: { path: '/tmp/x', content: 'y'.repeat(900) } }];
           be.emit('approval:requested', be.pending[0]);

@@ -28,6 +28,8 @@ import type {
   UserDecision,
 } from './types';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 export const fakePresets: Preset[] = [
   { id: 'cerebras', name: 'Cerebras', baseUrl: 'https://api.cerebras.ai/v1', keyEnv: 'CEREBRAS_API_KEY', needsKey: true, local: false },
   { id: 'openai', name: 'OpenAI', baseUrl: 'https://api.openai.com/v1', keyEnv: 'OPENAI_API_KEY', needsKey: true, local: false },
@@ -162,7 +164,7 @@ export class FakeBackend implements Backend {
   newConversation(providerId: string, model: string) {
     return this.rec('newConversation', [providerId, model], () => {
       const now = Date.now();
-      const c: ConversationSummary = { id: `c${this.nextId++}`, title: 'New chat', providerId, model, createdAt: now, updatedAt: now };
+      const c: ConversationSummary = { id: `c${this.nextId++}`, title: 'New chat', providerId, model, createdAt: iso(now), updatedAt: iso(now)};
       this.conversations = [c, ...this.conversations];
       this.messages[c.id] = [];
       return structuredClone(c);
@@ -272,7 +274,7 @@ export class FakeBackend implements Backend {
   }
   importServers(text: string) {
     return this.rec('importServers', [text], () => {
-      for (const cfg of this.importReport.added) {
+      for (const cfg of this.importReport.added ?? []) {
         this.servers = [...this.servers, { config: structuredClone(cfg), status: { serverId: cfg.id, state: 'disconnected', toolCount: 0 }, tools: [] }];
       }
       return structuredClone(this.importReport);
@@ -349,7 +351,8 @@ export function fakeMessage(m: Partial<Message> & Pick<Message, 'id' | 'seq' | '
     status: 'done',
     error: '',
     meta: null,
-    createdAt: Date.now(),
+    createdAt: iso(Date.now()),
+    updatedAt: iso(Date.now()),
     ...m,
   };
 }

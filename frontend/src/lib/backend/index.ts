@@ -26,7 +26,8 @@ import type {
   UserDecision,
 } from './types';
 import type { EventName, EventPayloads } from './events';
-import * as norm from './normalize';
+import * as App from '../../../wailsjs/go/app/App';
+import { EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 
 export type * from './types';
 export { Events } from './events';
@@ -116,98 +117,83 @@ export function errorMessage(e: unknown): string {
   return String(e);
 }
 
-// What Wails injects into the page (window.go for bindings, window.runtime
-// for events). Only this file touches them.
-interface WailsWindow {
-  go?: { app?: { App?: Record<string, (...args: unknown[]) => Promise<unknown>> } };
-  runtime?: {
-    EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, max: number): () => void;
-  };
-}
-
-/** Calls a bound method; a rejection becomes an Error with Go's message. */
-function call<T>(name: string, ...args: unknown[]): Promise<T> {
-  const w = window as unknown as WailsWindow;
-  const fn = w.go?.app?.App?.[name];
-  if (!fn) {
-    return Promise.reject(new Error(`The Switchboard backend is not connected (method ${name} is missing). Restart the app.`));
-  }
-  return fn(...args).then(
-    (v) => v as T,
-    (e) => {
-      throw new Error(errorMessage(e));
-    },
-  );
-}
-
-const list = <T>(f: (raw: unknown) => T) => (v: unknown) => (Array.isArray(v) ? v.map(f) : []);
+// The generated wrappers of the bound methods and the Wails runtime's
+// events; only this file touches them.
 
 /** True when the page runs inside Wails (window.go is there). */
 export function hasWails(): boolean {
-  return !!(window as unknown as WailsWindow).go?.app?.App;
+  return !!(window as unknown as { go?: { app?: { App?: object } } }).go?.app?.App;
+}
+
+/** Calls a bound method; a rejection becomes an Error with Go's message. */
+function call<T>(name: string, f: () => Promise<T>): Promise<T> {
+  if (!hasWails()) {
+    return Promise.reject(new Error(`The Switchboard backend is not connected (method ${name} is missing). Restart the app.`));
+  }
+  return f().catch((e: unknown) => {
+    throw new Error(errorMessage(e));
+  });
 }
 
 /** The backend of the running app. */
 export const wails: Backend = {
-  ready: () => call('Ready'),
-  windowChanged: () => call('WindowChanged'),
-  openURL: (url) => call('OpenURL', url),
-  getSettings: () => call('GetSettings'),
-  saveSettings: (s) => call('SaveSettings', s),
+  ready: () => call('Ready', App.Ready),
+  windowChanged: () => call('WindowChanged', App.WindowChanged),
+  openURL: (url) => call('OpenURL', () => App.OpenURL(url)),
+  getSettings: () => call('GetSettings', App.GetSettings),
+  saveSettings: (s) => call('SaveSettings', () => App.SaveSettings(s)),
 
-  listPresets: () => call<Preset[]>('ListPresets').then((v) => v ?? []),
-  listProviders: () => call<ProviderView[]>('ListProviders').then((v) => v ?? []),
-  saveProvider: (input) => call('SaveProvider', input),
-  deleteProvider: (id) => call('DeleteProvider', id),
-  testProvider: (id) => call<TestResult>('TestProvider', id).then((r) => ({ ...r, models: r.models ?? [] })),
-  listModels: (providerId) => call<string[]>('ListModels', providerId).then((v) => v ?? []),
-  detectLocal: () => call<LocalServer[]>('DetectLocal').then((v) => (v ?? []).map((s) => ({ ...s, models: s.models ?? [] }))),
+  listPresets: () => call('ListPresets', App.ListPresets),
+  listProviders: () => call('ListProviders', App.ListProviders),
+  saveProvider: (input) => call('SaveProvider', () => App.SaveProvider(input)),
+  deleteProvider: (id) => call('DeleteProvider', () => App.DeleteProvider(id)),
+  testProvider: (id) => call('TestProvider', () => App.TestProvider(id)),
+  listModels: (providerId) => call('ListModels', () => App.ListModels(providerId)),
+  detectLocal: () => call('DetectLocal', App.DetectLocal),
 
-  listConversations: () => call('ListConversations').then(list(norm.conversation)),
-  searchMessages: (query) => call('SearchMessages', query).then(list(norm.searchHit)),
-  newConversation: (providerId, model) => call('NewConversation', providerId, model).then(norm.conversation),
-  renameConversation: (id, title) => call('RenameConversation', id, title),
-  deleteConversation: (id) => call('DeleteConversation', id),
-  getMessages: (id, beforeSeq, limit) => call('GetMessages', id, beforeSeq, limit).then(list(norm.message)),
-  getToolCalls: (id) => call('GetToolCalls', id).then(list(norm.toolCall)),
-  send: (id, text) => call('Send', id, text),
-  stop: (id) => call('Stop', id),
-  regenerate: (id) => call('Regenerate', id),
-  editAndResend: (id, seq, text) => call('EditAndResend', id, seq, text),
-  exportConversation: (id, format) => call('ExportConversation', id, format),
-  setConversationModel: (id, providerId, model) => call('SetConversationModel', id, providerId, model),
-  setConversationTools: (id, sel) => call('SetConversationTools', id, sel),
-  conversationTools: (id) =>
-    call<ToolSet>('ConversationTools', id).then((t) => ({ ...t, selection: norm.toolSelection(t.selection) ?? { only: null }, tools: t.tools ?? [] })),
-  setSystemPrompt: (id, prompt) => call('SetSystemPrompt', id, prompt),
+  listConversations: () => call('ListConversations', App.ListConversations),
+  searchMessages: (query) => call('SearchMessages', () => App.SearchMessages(query)),
+  newConversation: (providerId, model) => call('NewConversation', () => App.NewConversation(providerId, model)),
+  renameConversation: (id, title) => call('RenameConversation', () => App.RenameConversation(id, title)),
+  deleteConversation: (id) => call('DeleteConversation', () => App.DeleteConversation(id)),
+  getMessages: (id, beforeSeq, limit) => call('GetMessages', () => App.GetMessages(id, beforeSeq, limit)),
+  getToolCalls: (id) => call('GetToolCalls', () => App.GetToolCalls(id)),
+  send: (id, text) => call('Send', () => App.Send(id, text)),
+  stop: (id) => call('Stop', () => App.Stop(id)),
+  regenerate: (id) => call('Regenerate', () => App.Regenerate(id)),
+  editAndResend: (id, seq, text) => call('EditAndResend', () => App.EditAndResend(id, seq, text)),
+  exportConversation: (id, format) => call('ExportConversation', () => App.ExportConversation(id, format)),
+  setConversationModel: (id, providerId, model) => call('SetConversationModel', () => App.SetConversationModel(id, providerId, model)),
+  // Go takes a pointer: null is "every enabled tool" / "the default prompt".
+  setConversationTools: (id, sel) => call('SetConversationTools', () => App.SetConversationTools(id, sel as ToolSelection)),
+  conversationTools: (id) => call('ConversationTools', () => App.ConversationTools(id)),
+  setSystemPrompt: (id, prompt) => call('SetSystemPrompt', () => App.SetSystemPrompt(id, prompt as string)),
 
-  listServers: () => call('ListServers').then(list(norm.serverView)),
-  validateServer: (cfg) => call<FieldError[]>('ValidateServer', cfg).then((v) => v ?? []),
-  saveServer: (cfg) => call('SaveServer', cfg).then(norm.serverView),
-  deleteServer: (id) => call('DeleteServer', id),
-  connectServer: (id) => call('ConnectServer', id),
-  disconnectServer: (id) => call('DisconnectServer', id),
-  restartServer: (id) => call('RestartServer', id),
-  setToolEnabled: (serverId, tool, enabled) => call('SetToolEnabled', serverId, tool, enabled),
-  previewImport: (text) => call('PreviewImport', text),
-  importServers: (text) => call('ImportServers', text),
-  authorizeServer: (id) => call('AuthorizeServer', id),
-  cancelAuthorize: (id) => call('CancelAuthorize', id),
-  signOutServer: (id) => call('SignOutServer', id),
+  listServers: () => call('ListServers', App.ListServers),
+  validateServer: (cfg) => call('ValidateServer', () => App.ValidateServer(cfg)),
+  saveServer: (cfg) => call('SaveServer', () => App.SaveServer(cfg)),
+  deleteServer: (id) => call('DeleteServer', () => App.DeleteServer(id)),
+  connectServer: (id) => call('ConnectServer', () => App.ConnectServer(id)),
+  disconnectServer: (id) => call('DisconnectServer', () => App.DisconnectServer(id)),
+  restartServer: (id) => call('RestartServer', () => App.RestartServer(id)),
+  setToolEnabled: (serverId, tool, enabled) => call('SetToolEnabled', () => App.SetToolEnabled(serverId, tool, enabled)),
+  previewImport: (text) => call('PreviewImport', () => App.PreviewImport(text)),
+  importServers: (text) => call('ImportServers', () => App.ImportServers(text)),
+  authorizeServer: (id) => call('AuthorizeServer', () => App.AuthorizeServer(id)),
+  cancelAuthorize: (id) => call('CancelAuthorize', () => App.CancelAuthorize(id)),
+  signOutServer: (id) => call('SignOutServer', () => App.SignOutServer(id)),
 
-  serverLogs: (serverId, sinceSeq, max) => call('ServerLogs', serverId, sinceSeq, max).then(list(norm.logLine)),
-  appLogs: (sinceSeq, max) => call('AppLogs', sinceSeq, max).then(list(norm.logLine)),
+  serverLogs: (serverId, sinceSeq, max) => call('ServerLogs', () => App.ServerLogs(serverId, sinceSeq, max)),
+  appLogs: (sinceSeq, max) => call('AppLogs', () => App.AppLogs(sinceSeq, max)),
 
-  pendingApprovals: () => call('PendingApprovals').then(list(norm.approvalRequest)),
-  decideApproval: (id, decision) => call('DecideApproval', id, decision),
-  approvalPolicy: () => call('ApprovalPolicy').then(norm.policy),
-  revokeGrant: (serverId, tool) => call('RevokeGrant', serverId, tool),
-  setYolo: (on) => call('SetYolo', on),
+  pendingApprovals: () => call('PendingApprovals', App.PendingApprovals),
+  decideApproval: (id, decision) => call('DecideApproval', () => App.DecideApproval(id, decision)),
+  approvalPolicy: () => call('ApprovalPolicy', App.ApprovalPolicy),
+  revokeGrant: (serverId, tool) => call('RevokeGrant', () => App.RevokeGrant(serverId, tool)),
+  setYolo: (on) => call('SetYolo', () => App.SetYolo(on)),
 
   on(event, handler) {
-    const w = window as unknown as WailsWindow;
-    if (!w.runtime) return () => {};
-    const f = norm.eventPayload[event];
-    return w.runtime.EventsOnMultiple(event, (payload) => handler(f(payload) as never), -1);
+    if (!(window as unknown as { runtime?: object }).runtime) return () => {};
+    return EventsOnMultiple(event, (payload: EventPayloads[typeof event]) => handler(payload), -1);
   },
 };

@@ -3,12 +3,14 @@ import { FakeBackend } from '../backend/fake';
 import { req } from '../test/helpers';
 import { ApprovalsStore } from './approvals.svelte';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 
 describe('ApprovalsStore', () => {
   it('reloads pending approvals and the policy on load', async () => {
     const be = new FakeBackend();
     be.pending = [req('a'), req('b')];
-    be.policy = { yolo: true, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: 'fp', createdAt: 1 }] };
+    be.policy = { yolo: true, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: 'fp', createdAt: iso(1)}] };
     const s = new ApprovalsStore(be);
     s.start();
     await s.load();
@@ -60,7 +62,7 @@ describe('ApprovalsStore', () => {
     const be = new FakeBackend();
     const s = new ApprovalsStore(be);
     s.start();
-    be.emit('approval:policy', { yolo: true, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: '', createdAt: 0 }] });
+    be.emit('approval:policy', { yolo: true, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: '', createdAt: iso(0)}] });
     expect(s.yolo).toBe(true);
     await s.setYolo(false);
     expect(be.callsOf('setYolo')).toEqual([[false]]);

@@ -12,22 +12,20 @@ import {
   type Backend,
   type ChatDeltaEvent,
   type ChatDoneEvent,
-  type ChatMessageEvent,
   type ChatStatusEvent,
   type ExportFormat,
   type Message,
-  type ToolCallRecord,
   type ToolSelection,
   type Unsubscribe,
 } from '../backend';
 import { FrameBatch, type Schedule } from '../frame';
-import { mergeCall, toolCallViews, type ToolCallView } from './toolcalls';
+import { mergeCall, toolCallViews, type CallState, type ToolCallView } from './toolcalls';
 import type { ConversationsStore } from './conversations.svelte';
 
 export const PAGE_SIZE = 60;
 
 export type { CardStatus, ToolCallView } from './toolcalls';
-export { cardStatus, mergeCall } from './toolcalls';
+export { mergeCall } from './toolcalls';
 
 export interface Draft {
   providerId: string;
@@ -38,22 +36,19 @@ export interface Draft {
 
 export interface ChatOptions {
   schedule?: Schedule;
-  /** Whether an approval request with this id is waiting for the user. */
-  isApprovalPending?: (id: string) => boolean;
   pageSize?: number;
 }
 
 export class ChatStore {
   #backend: Backend;
   #conversations: ConversationsStore;
-  #isApprovalPending: (id: string) => boolean;
   #pageSize: number;
   #deltas: FrameBatch<ChatDeltaEvent>;
   #unsubs: Unsubscribe[] = [];
 
   #convId = $state<string | null>(null);
   #messages = $state<Message[]>([]);
-  #calls = $state<Record<string, ToolCallRecord>>({});
+  #calls = $state<Record<string, CallState>>({});
   #hasOlder = $state(false);
   #loading = $state(false);
   #loadingOlder = $state(false);
@@ -75,20 +70,19 @@ export class ChatStore {
   #visible = $derived(this.#messages.filter((m) => m.role === 'user' || m.role === 'assistant'));
   #toolMessages = $derived(new Map(this.#messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m])));
   #callsByMessage = $derived.by(() => {
-    const by = new Map<number, ToolCallRecord[]>();
+    const by = new Map<number, CallState[]>();
     for (const r of Object.values(this.#calls)) {
       const list = by.get(r.messageId) ?? [];
       list.push(r);
       by.set(r.messageId, list);
     }
-    for (const list of by.values()) list.sort((a, b) => a.requestedAt - b.requestedAt);
+    for (const list of by.values()) list.sort((a, b) => Date.parse(a.requestedAt) - Date.parse(b.requestedAt));
     return by;
   });
 
   constructor(backend: Backend, conversations: ConversationsStore, opts: ChatOptions = {}) {
     this.#backend = backend;
     this.#conversations = conversations;
-    this.#isApprovalPending = opts.isApprovalPending ?? (() => false);
     this.#pageSize = opts.pageSize ?? PAGE_SIZE;
     this.#deltas = new FrameBatch((ds) => this.#applyDeltas(ds), opts.schedule);
   }
@@ -167,7 +161,7 @@ export class ChatStore {
 
   /** The tool calls an assistant message made, as cards. */
   toolCalls(m: Message): ToolCallView[] {
-    return toolCallViews(m, this.#callsByMessage.get(m.id) ?? [], this.#toolMessages, this.#isApprovalPending);
+    return toolCallViews(m, this.#callsByMessage.get(m.id) ?? [], this.#toolMessages);
   }
 
   // ---- events ----
@@ -247,7 +241,8 @@ export class ChatStore {
           status: 'streaming',
           error: '',
           meta: null,
-          createdAt: Date.now(),
+          createdAt: new Date().toISOString(),
+          updatedAt: new Date().toISOString(),
         });
         m = this.#messages[this.#messages.length - 1];
       }
@@ -261,7 +256,8 @@ export class ChatStore {
     return undefined;
   }
 
-  #onMessage({ conversationId, message }: ChatMessageEvent): void {
+  #onMessage(message: Message): void {
+    const conversationId = message.conversationId;
     if (message.status === 'streaming') this.#running[conversationId] = true;
     if (!this.#conversations.byId(conversationId)) void this.#conversations.load();
     else this.#conversations.touch(conversationId);
@@ -289,7 +285,7 @@ export class ChatStore {
     if (id === this.#convId) {
       // Whatever still streams ended with the run.
       for (const m of this.#messages) {
-        if (m.status === 'streaming' && (d.messageId == null || m.id === d.messageId)) {
+        if (m.status === 'streaming') {
           m.status = d.status;
           if (d.status === 'error' && d.error) m.error = d.error;
         }

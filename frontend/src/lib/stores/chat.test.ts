@@ -1,13 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FakeBackend, fakeMessage } from '../backend/fake';
-import type { ToolCallRecord } from '../backend';
+import type { ChatToolCallEvent, ToolCallRecord } from '../backend';
 import { manualFrames, settle } from '../test/helpers';
-import { ChatStore, cardStatus } from './chat.svelte';
+import { ChatStore } from './chat.svelte';
 import { ConversationsStore } from './conversations.svelte';
 
-function setup(pending: string[] = []) {
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function setup() {
   const be = new FakeBackend();
-  be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: 1, updatedAt: 1 }];
+  be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: iso(1), updatedAt: iso(1)}];
   be.messages = {
     c1: [
       fakeMessage({ id: 1, seq: 1, role: 'user', content: 'hi' }),
@@ -16,7 +18,7 @@ function setup(pending: string[] = []) {
   };
   const frames = manualFrames();
   const conv = new ConversationsStore(be);
-  const chat = new ChatStore(be, conv, { schedule: frames.schedule, isApprovalPending: (id) => pending.includes(id), pageSize: 50 });
+  const chat = new ChatStore(be, conv, { schedule: frames.schedule, pageSize: 50 });
   chat.start();
   return { be, frames, conv, chat };
 }
@@ -31,8 +33,12 @@ const record = (r: Partial<ToolCallRecord>): ToolCallRecord => ({
   tool: 'read_file',
   arguments: '{"path":"/tmp/a"}',
   status: 'pending',
-  requestedAt: 1,
-  startedAt: 0,
+  decision: '',
+  decidedBy: '',
+  result: null,
+  isError: false,
+  error: '',
+  requestedAt: iso(1),
   durationMs: 0,
   ...r,
 });
@@ -49,8 +55,8 @@ describe('ChatStore', () => {
   it('applies deltas in order, coalesced into one frame', async () => {
     const { chat, be, frames } = setup();
     await chat.open('c1');
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 3, seq: 3, role: 'user', content: 'more' }) });
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 4, seq: 4, role: 'assistant', status: 'streaming' }) });
+    be.emit('chat:message', fakeMessage({ id: 3, seq: 3, role: 'user', content: 'more' }));
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 4, role: 'assistant', status: 'streaming' }));
     for (const piece of ['Hel', 'lo', ', ', 'world']) be.emit('chat:delta', { conversationId: 'c1', messageId: 4, content: piece });
     be.emit('chat:delta', { conversationId: 'c1', messageId: 4, reasoning: 'hmm' });
 
@@ -65,13 +71,13 @@ describe('ChatStore', () => {
   it('applies waiting deltas before any other event', async () => {
     const { chat, be, frames } = setup();
     await chat.open('c1');
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming' }) });
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming' }));
     be.emit('chat:delta', { conversationId: 'c1', messageId: 4, content: 'partial' });
     // A streaming snapshot with less text must not lose the delta...
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming', content: 'par' }) });
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming', content: 'par' }));
     expect(chat.messages.at(-1)!.content).toBe('partial');
     // ...and the final message replaces it.
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'done', content: 'partial answer' }) });
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'done', content: 'partial answer' }));
     frames.run();
     expect(chat.messages.at(-1)!.content).toBe('partial answer');
   });
@@ -95,10 +101,10 @@ describe('ChatStore', () => {
   it('ends a turn on chat:done, marks an error and fetches the stored messages', async () => {
     const { chat, be } = setup();
     await chat.open('c1');
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming' }) });
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming' }));
     expect(chat.running).toBe(true);
     be.messages.c1.push(fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'error', error: 'the provider refused the API key' }));
-    be.emit('chat:done', { conversationId: 'c1', messageId: 4, status: 'error', error: 'the provider refused the API key' });
+    be.emit('chat:done', { conversationId: 'c1', runId: 'r', status: 'error', error: 'the provider refused the API key' });
     await settle();
     expect(chat.running).toBe(false);
     expect(chat.visible.at(-1)).toMatchObject({ status: 'error', error: 'the provider refused the API key' });
@@ -160,25 +166,27 @@ describe('ChatStore', () => {
   });
 
   it('shows tool calls as cards with a live status', async () => {
-    const { chat, be } = setup(['r1']);
+    vi.useFakeTimers();
+    const { chat, be } = setup();
     await chat.open('c1');
-    be.emit('chat:message', {
-      conversationId: 'c1',
-      message: fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming', toolCalls: [{ id: 'call_1', name: 'files__read_file', arguments: '{}' }] }),
-    });
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming', toolCalls: [{ id: 'call_1', name: 'files__read_file', arguments: '{}' }] }));
     const msg = () => chat.messages.find((m) => m.id === 4)!;
-    expect(chat.toolCalls(msg()).map((v) => v.status)).toEqual(['queued']);
+    expect(chat.toolCalls(msg()).map((v) => v.status)).toEqual(['pending']);
     // Events carry no arguments, no times and only the start of the result.
-    const ev = (r: Partial<ToolCallRecord>) => record({ arguments: '', requestedAt: 0, serverId: '', tool: 'files__read_file', ...r });
+    const ev = (r: Partial<ChatToolCallEvent>): ChatToolCallEvent => ({
+      id: 'r1', callId: 'call_1', conversationId: 'c1', messageId: 4, serverId: 'files', serverName: 'Files', tool: 'files__read_file', status: 'pending', ...r,
+    });
     be.emit('chat:toolcall', ev({ status: 'pending' }));
-    expect(chat.toolCalls(msg())).toMatchObject([{ status: 'approval', tool: 'files__read_file', serverName: 'Files', arguments: '{}' }]);
+    expect(chat.toolCalls(msg())).toMatchObject([{ status: 'pending', tool: 'files__read_file', serverName: 'Files', arguments: '{}' }]);
+    be.emit('chat:toolcall', ev({ status: 'waiting_approval' }));
+    expect(chat.toolCalls(msg())[0].status).toBe('waiting_approval');
     be.emit('chat:toolcall', ev({ status: 'running', progress: { progress: 1, total: 2 } }));
     expect(chat.toolCalls(msg())[0]).toMatchObject({ status: 'running', record: { progress: { progress: 1 } } });
-    expect(chat.toolCalls(msg())[0].record!.startedAt).toBeGreaterThan(0);
+    expect(Date.parse(chat.toolCalls(msg())[0].record!.startedAt!)).toBeGreaterThan(0);
     be.toolCallRecords.c1 = [record({ status: 'done', durationMs: 40, result: { content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] } })];
     be.emit('chat:toolcall', ev({ status: 'done', durationMs: 40, resultText: '[image: image/png, 3 bytes]' }));
     expect(chat.toolCalls(msg())).toMatchObject([{ status: 'done', resultText: '[image: image/png, 3 bytes]', record: { durationMs: 40, progress: undefined } }]);
-    await new Promise((r) => setTimeout(r, 300)); // the whole result is fetched after the end
+    await vi.advanceTimersByTimeAsync(300); // the whole result is fetched 250 ms after the end
     expect(chat.toolCalls(msg())[0].record!.result!.content[0].type).toBe('image');
     be.emit('chat:toolcall', ev({ status: 'denied' }));
     expect(chat.toolCalls(msg())[0].status).toBe('denied');
@@ -199,7 +207,7 @@ describe('ChatStore', () => {
     await chat.open('c1');
     be.emit('chat:truncated', { conversationId: 'c1', afterSeq: 1 });
     expect(chat.messages.map((m) => m.seq)).toEqual([1]);
-    be.emit('chat:conversation', { id: 'c1', title: 'Weather in Paris', providerId: 'p1', model: 'm1', createdAt: 1, updatedAt: 2 });
+    be.emit('chat:conversation', { id: 'c1', title: 'Weather in Paris', providerId: 'p1', model: 'm1', createdAt: iso(1), updatedAt: iso(2)});
     expect(conv.byId('c1')!.title).toBe('Weather in Paris');
     be.emit('chat:warning', { conversationId: 'c1', message: '140 tools offered; the provider takes at most 128' });
     expect(chat.warning).toContain('140 tools');
@@ -210,7 +218,7 @@ describe('ChatStore', () => {
   it('a run ending without a message id ends what still streams', async () => {
     const { chat, be } = setup();
     await chat.open('c1');
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming', content: 'half' }) });
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 3, role: 'assistant', status: 'streaming', content: 'half' }));
     be.emit('chat:status', { conversationId: 'c1', state: 'error', message: 'boom' });
     expect(chat.status).toBeUndefined();
     be.emit('chat:done', { conversationId: 'c1', runId: 'r', status: 'stopped' });
@@ -222,19 +230,11 @@ describe('ChatStore', () => {
   it('an error without a failed message shows as a banner', async () => {
     const { chat, be } = setup();
     await chat.open('c1');
-    be.emit('chat:done', { conversationId: 'c1', status: 'error', error: 'no provider configured' });
+    be.emit('chat:done', { conversationId: 'c1', runId: 'r', status: 'error', error: 'no provider configured' });
     await settle();
     expect(chat.actionError).toBe('no provider configured');
   });
 
-  it('maps record statuses to card statuses', () => {
-    expect(cardStatus(record({ status: 'done', isError: true }), false)).toBe('failed');
-    expect(cardStatus(record({ status: 'error' }), false)).toBe('failed');
-    expect(cardStatus(record({ status: 'cancelled' }), false)).toBe('cancelled');
-    expect(cardStatus(record({ status: 'pending' }), false)).toBe('queued');
-    expect(cardStatus(record({ status: 'waiting_approval' }), false)).toBe('approval');
-    expect(cardStatus(record({ status: 'failed' }), false)).toBe('failed');
-  });
 
   it('falls back to the tool message when there is no audit record', async () => {
     const { chat, be } = setup();
@@ -271,7 +271,7 @@ describe('ChatStore', () => {
     await chat.stop();
     expect(be.callsOf('stop')).toEqual([['c1']]);
     expect(chat.stopping).toBe(true);
-    be.emit('chat:done', { conversationId: 'c1', status: 'stopped' });
+    be.emit('chat:done', { conversationId: 'c1', runId: 'r', status: 'stopped' });
     expect(chat.running).toBe(false);
     expect(chat.stopping).toBe(false);
   });

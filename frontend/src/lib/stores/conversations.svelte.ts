@@ -19,8 +19,8 @@ export function groupByDate(list: ConversationSummary[], now: number = Date.now(
     { label: 'Previous 7 days', items: [] },
     { label: 'Older', items: [] },
   ];
-  for (const c of [...list].sort((a, b) => b.updatedAt - a.updatedAt)) {
-    const t = c.updatedAt;
+  for (const c of [...list].sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))) {
+    const t = Date.parse(c.updatedAt);
     const g = t >= today ? 0 : t >= today - DAY ? 1 : t >= today - 7 * DAY ? 2 : 3;
     groups[g].items.push(c);
   }
@@ -146,7 +146,7 @@ export class ConversationsStore {
   /** Marks a conversation active now (it moves to the top of Today). */
   touch(id: string): void {
     this.#now = Date.now();
-    this.#patch(id, { updatedAt: this.#now });
+    this.#patch(id, { updatedAt: new Date(this.#now).toISOString() });
   }
 
   /** Applies a local change after the backend accepted it. */

@@ -36,7 +36,7 @@ export class ImportFlow {
   }
   /** Whether Import would add anything. */
   get canImport(): boolean {
-    return this.#step === 'preview' && (this.#report?.added.length ?? 0) > 0;
+    return this.#step === 'preview' && (this.#report?.added?.length ?? 0) > 0;
   }
 
   setText(t: string): void {

@@ -4,7 +4,7 @@ import type { LogLine } from '../backend';
 import { manualFrames } from '../test/helpers';
 import { LogStore } from './logs.svelte';
 
-const line = (seq: number, level: LogLine['level'] = 'info', text = `line ${seq}`): LogLine => ({ seq, time: seq * 1000, level, text });
+const line = (seq: number, level: LogLine['level'] = 'info', text = `line ${seq}`): LogLine => ({ seq, time: new Date(seq * 1000).toISOString(), level, text });
 
 describe('LogStore', () => {
   it('loads recent lines, then tails new ones batched per frame', async () => {

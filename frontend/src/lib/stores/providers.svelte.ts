@@ -81,7 +81,7 @@ export class ProvidersStore {
   async test(id: string): Promise<TestResult> {
     try {
       const r = await this.#backend.testProvider(id);
-      if (r.ok && r.models.length) this.#models[id] = { models: r.models, loading: false, error: '' };
+      if (r.ok && r.models?.length) this.#models[id] = { models: r.models, loading: false, error: '' };
       return r;
     } catch (e) {
       return { ok: false, message: errorMessage(e), models: [] };

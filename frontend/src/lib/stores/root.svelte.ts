@@ -39,7 +39,6 @@ export class Stores {
     this.servers = new ServersStore(backend);
     this.chat = new ChatStore(backend, this.conversations, {
       schedule: opts.schedule,
-      isApprovalPending: (id) => this.approvals.isPending(id),
     });
   }
 

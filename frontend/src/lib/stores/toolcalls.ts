@@ -1,9 +1,15 @@
 // Tool calls as cards: the audit records (GetToolCalls) merged with the
 // live chat:toolcall events, and the model's calls that have no record yet.
-import type { Message, ToolCallRecord } from '../backend';
+import type { ChatToolCallEvent, Message, ToolCallRecord, ToolCallStatus, ToolProgress } from '../backend';
 
-/** A tool call card's state. */
-export type CardStatus = 'queued' | 'approval' | 'running' | 'done' | 'failed' | 'denied' | 'cancelled';
+/** A tool call card's state: the one vocabulary of records, events and cards. */
+export type CardStatus = ToolCallStatus;
+
+/** What is known of a call: its audit record, and what the live events add (the start of the result, progress). */
+export interface CallState extends ToolCallRecord {
+  resultText?: string;
+  progress?: ToolProgress;
+}
 
 /** What a tool call card shows. */
 export interface ToolCallView {
@@ -14,61 +20,56 @@ export interface ToolCallView {
   serverName: string;
   arguments: string;
   status: CardStatus;
-  record?: ToolCallRecord;
+  record?: CallState;
   /** The text the model got, when there is no audit record to show. */
   resultText?: string;
   error?: string;
 }
 
-/** Merges a tool-call event into what is known: an event lacks arguments, the whole result and times. */
-export function mergeCall(old: ToolCallRecord | undefined, r: ToolCallRecord): ToolCallRecord {
-  if (!old) return { ...r, requestedAt: r.requestedAt || Date.now(), startedAt: r.startedAt || (r.status === 'running' ? Date.now() : 0) };
-  return {
-    ...old,
-    ...r,
-    serverId: r.serverId || old.serverId,
-    serverName: r.serverName || old.serverName,
-    tool: r.tool || old.tool,
-    arguments: r.arguments || old.arguments,
-    result: r.result ?? old.result,
-    resultText: r.resultText ?? old.resultText,
-    error: r.error ?? old.error,
-    requestedAt: r.requestedAt || old.requestedAt,
-    startedAt: r.startedAt || old.startedAt || (r.status === 'running' ? Date.now() : 0),
-    durationMs: r.durationMs || old.durationMs,
-    progress: r.status === 'running' ? (r.progress ?? old.progress) : undefined,
-  };
-}
+const isEvent = (r: ToolCallRecord | ChatToolCallEvent): r is ChatToolCallEvent => !('requestedAt' in r);
 
-/** Maps a record's status (and whether its approval waits) to a card status. */
-export function cardStatus(r: ToolCallRecord, approvalPending: boolean): CardStatus {
-  switch (r.status) {
-    case 'waiting_approval':
-      return 'approval';
-    case 'pending':
-      return approvalPending ? 'approval' : 'queued';
-    case 'running':
-      return 'running';
-    case 'done':
-      return r.isError || r.result?.isError ? 'failed' : 'done';
-    case 'failed':
-    case 'error':
-      return 'failed';
-    case 'denied':
-      return 'denied';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      return 'queued';
-  }
+/**
+ * Merges an audit record or a chat:toolcall event into what is known of a
+ * call; an event lacks the arguments, the whole result and the times.
+ */
+export function mergeCall(old: CallState | undefined, r: ToolCallRecord | ChatToolCallEvent, now = new Date()): CallState {
+  const startedAt = r.status === 'running' ? now.toISOString() : undefined;
+  if (!isEvent(r)) return { ...r, resultText: old?.resultText, progress: r.status === 'running' ? old?.progress : undefined };
+  const base: CallState = old ?? {
+    id: r.id,
+    callId: r.callId,
+    conversationId: r.conversationId,
+    messageId: r.messageId,
+    serverId: r.serverId,
+    serverName: r.serverName,
+    tool: r.tool,
+    arguments: '',
+    status: r.status,
+    decision: '',
+    decidedBy: '',
+    result: null,
+    isError: false,
+    error: '',
+    requestedAt: now.toISOString(),
+    durationMs: 0,
+  };
+  return {
+    ...base,
+    status: r.status,
+    isError: r.isError ?? base.isError,
+    error: r.error ?? base.error,
+    resultText: r.resultText ?? base.resultText,
+    startedAt: base.startedAt || startedAt,
+    durationMs: r.durationMs || base.durationMs,
+    progress: r.status === 'running' ? (r.progress ?? base.progress) : undefined,
+  };
 }
 
 /** The cards of an assistant message: its records, then calls without one. */
 export function toolCallViews(
   m: Message,
-  records: ToolCallRecord[],
+  records: CallState[],
   toolMessages: Map<string, Message>,
-  isApprovalPending: (id: string) => boolean,
 ): ToolCallView[] {
   const views: ToolCallView[] = [];
   const seen = new Set<string>();
@@ -80,17 +81,17 @@ export function toolCallViews(
       serverId: r.serverId,
       serverName: r.serverName,
       // Events carry no arguments: take them from the message's calls.
-      arguments: r.arguments || (m.toolCalls.find((tc) => tc.id === r.callId)?.arguments ?? ''),
-      status: cardStatus(r, isApprovalPending(r.id)),
+      arguments: r.arguments || (m.toolCalls?.find((tc) => tc.id === r.callId)?.arguments ?? ''),
+      status: r.status,
       record: r,
       resultText: r.result ? undefined : (r.resultText ?? toolMessages.get(r.callId)?.content),
       error: r.error,
     });
   }
-  for (const tc of m.toolCalls) {
+  for (const tc of m.toolCalls ?? []) {
     if (seen.has(tc.id)) continue;
     const answer = toolMessages.get(tc.id);
-    const status: CardStatus = answer ? 'done' : m.status === 'streaming' ? 'queued' : m.status === 'stopped' ? 'cancelled' : 'done';
+    const status: CardStatus = answer ? 'done' : m.status === 'streaming' ? 'pending' : m.status === 'stopped' ? 'cancelled' : 'done';
     views.push({ key: `m${m.id}-${tc.id}`, tool: tc.name, serverId: '', serverName: '', arguments: tc.arguments, status, resultText: answer?.content });
   }
   return views;

@@ -1,4 +1,5 @@
 // Helpers for unit tests: a manual frame scheduler and stores over a fake backend.
+import { vi } from 'vitest';
 import { FakeBackend } from '../backend/fake';
 import type { ApprovalRequest } from '../backend';
 import { Stores, STORES } from '../stores/root.svelte';
@@ -29,10 +30,11 @@ export async function startedStores(setup?: (be: FakeBackend) => void) {
   return { be, s, frames, context: new Map<unknown, unknown>([[STORES, s]]) };
 }
 
-/** Lets pending promise callbacks run. */
+/** Lets pending promise callbacks run (under vi.useFakeTimers too, where time does not pass). */
 export async function settle(times = 5) {
   for (let i = 0; i < times; i++) await Promise.resolve();
-  await new Promise((r) => setTimeout(r, 0));
+  if (vi.isFakeTimers()) await vi.advanceTimersByTimeAsync(0);
+  else await new Promise((r) => setTimeout(r, 0));
 }
 
 /** An approval request with defaults. */

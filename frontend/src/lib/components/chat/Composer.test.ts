@@ -3,6 +3,8 @@ import { render, screen } from '@testing-library/svelte';
 import Composer from './Composer.svelte';
 import { settle, startedStores } from '../../test/helpers';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 // Issue 13, item 2: too many tools for the provider is said in the
 // composer before anything is sent, in the backend's words.
 describe('Composer', () => {
@@ -11,7 +13,7 @@ describe('Composer', () => {
 
   it("shows the tools' warning before a message is sent", async () => {
     const t = await startedStores((be) => {
-      be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: 1, updatedAt: 1 }];
+      be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: iso(1), updatedAt: iso(1)}];
       be.toolSetWarning = warning;
     });
     await t.s.chat.open('c1');
@@ -23,7 +25,7 @@ describe('Composer', () => {
 
   it('shows nothing when the tools are within the limits', async () => {
     const t = await startedStores((be) => {
-      be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: 1, updatedAt: 1 }];
+      be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: iso(1), updatedAt: iso(1)}];
     });
     await t.s.chat.open('c1');
     render(Composer, { context: t.context });

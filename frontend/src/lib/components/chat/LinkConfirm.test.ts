@@ -5,6 +5,8 @@ import LinkConfirm from './LinkConfirm.svelte';
 import { FakeBackend, fakeMessage } from '../../backend/fake';
 import { settle } from '../../test/helpers';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 describe('LinkConfirm', () => {
   it('shows the real URL, its host and the text the link showed; Cancel has the focus', () => {
     const onopen = vi.fn();
@@ -13,7 +15,7 @@ describe('LinkConfirm', () => {
     expect(screen.getByTestId('link-confirm-url').textContent).toBe('https://xn--pple-43d.com/login?next=x');
     expect(screen.getByTestId('link-confirm-host').textContent).toBe('xn--pple-43d.com');
     expect(screen.getByTestId('link-confirm-text').textContent).toBe('Apple');
-    expect(screen.getByTestId('link-confirm').getAttribute('role')).toBe('dialog');
+    expect(screen.getByRole('dialog', { name: 'Open this link?' })).toBe(screen.getByTestId('link-confirm'));
     expect(document.activeElement).toBe(screen.getByTestId('link-confirm-cancel'));
     expect(onopen).not.toHaveBeenCalled();
   });
@@ -37,7 +39,7 @@ describe('links in a reply, in the app', () => {
   async function setup(content: string) {
     const be = new FakeBackend();
     be.providers = [{ id: 'p1', name: 'Cerebras', preset: 'cerebras', baseUrl: 'https://api.cerebras.ai/v1', defaultModel: 'm1', hasKey: true, keyFromEnv: '' }];
-    be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: Date.now(), updatedAt: Date.now() }];
+    be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: iso(Date.now()), updatedAt: iso(Date.now())}];
     be.messages = { c1: [fakeMessage({ id: 1, seq: 1, role: 'assistant', content })] };
     render(App, { props: { backend: be } });
     const conv = await screen.findByTestId('conversation');

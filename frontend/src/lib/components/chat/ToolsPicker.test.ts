@@ -4,6 +4,8 @@ import ToolsPicker from './ToolsPicker.svelte';
 import type { ServerView, Tool } from '../../backend';
 import { settle, startedStores } from '../../test/helpers';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 const tool = (serverId: string, originalName: string, name: string): Tool => ({
   name,
   serverId,
@@ -22,7 +24,7 @@ const server = (id: string, tools: Tool[]): ServerView => ({
 
 async function setup(tools: ServerView[], stored: unknown = null) {
   const t = await startedStores((be) => {
-    be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: 1, updatedAt: 1, tools: stored as never }];
+    be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: iso(1), updatedAt: iso(1), tools: stored as never }];
     be.servers = tools;
   });
   await t.s.chat.open('c1');

@@ -1,16 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import ChatView from './ChatView.svelte';
 import { fakeMessage } from '../../backend/fake';
 import { settle, startedStores } from '../../test/helpers';
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 async function setup() {
   const t = await startedStores((be) => {
-    be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: Date.now(), updatedAt: Date.now() }];
+    be.conversations = [{ id: 'c1', title: 'One', providerId: 'p1', model: 'm1', createdAt: iso(Date.now()), updatedAt: iso(Date.now())}];
     be.messages = {
       c1: [
         fakeMessage({ id: 1, seq: 1, role: 'user', content: 'hi <b>there</b>' }),
-        fakeMessage({ id: 2, seq: 2, role: 'assistant', content: 'See [docs](https://example.com)', meta: { model: 'gpt-oss-120b', ttftMs: 212, tokensPerSecond: 1834.4 } }),
+        fakeMessage({ id: 2, seq: 2, role: 'assistant', content: 'See [docs](https://example.com)', meta: { model: 'gpt-oss-120b', timeToFirstTokenMs: 212, tokensPerSecond: 1834.4 } }),
       ],
     };
   });
@@ -63,7 +65,7 @@ describe('chat view', () => {
 
   it('streams a reply into the list', async () => {
     const { be, frames } = await setup();
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 3, seq: 3, role: 'assistant', status: 'streaming' }) });
+    be.emit('chat:message', fakeMessage({ id: 3, seq: 3, role: 'assistant', status: 'streaming' }));
     be.emit('chat:delta', { conversationId: 'c1', messageId: 3, content: '# Title\n\nSome ' });
     be.emit('chat:delta', { conversationId: 'c1', messageId: 3, content: '**bold** text' });
     frames.run();
@@ -75,30 +77,29 @@ describe('chat view', () => {
   });
 
   it('shows tool calls inline with a live status, and result images', async () => {
+    vi.useFakeTimers();
     const { be } = await setup();
-    be.emit('chat:message', {
-      conversationId: 'c1',
-      message: fakeMessage({ id: 3, seq: 3, role: 'assistant', status: 'streaming', toolCalls: [{ id: 'call_1', name: 'shots__grab', arguments: '{"w":10}' }] }),
-    });
-    const rec = {
-      id: 'r1', callId: 'call_1', conversationId: 'c1', messageId: 3, serverId: 'shots', serverName: 'Shots', tool: 'grab',
-      arguments: '{"w":10}', status: 'pending' as const, requestedAt: 1, startedAt: 0, durationMs: 0,
-    };
+    be.emit('chat:message', fakeMessage({ id: 3, seq: 3, role: 'assistant', status: 'streaming', toolCalls: [{ id: 'call_1', name: 'shots__grab', arguments: '{"w":10}' }] }));
+    const ev = { id: 'r1', callId: 'call_1', conversationId: 'c1', messageId: 3, serverId: 'shots', serverName: 'Shots', tool: 'grab' };
     be.emit('approval:requested', { id: 'r1', conversationId: 'c1', serverId: 'shots', tool: 'grab', serverName: 'Shots', description: '', fingerprint: '', arguments: { w: 10 } });
-    be.emit('chat:toolcall', rec);
+    be.emit('chat:toolcall', { ...ev, status: 'waiting_approval' });
     await settle();
     const card = screen.getByTestId('toolcall');
-    expect(card.dataset.status).toBe('approval');
+    expect(card.dataset.status).toBe('waiting_approval');
     expect(within(card).getByTestId('toolcall-status').textContent).toBe('Waiting for your approval');
     be.emit('approval:resolved', { id: 'r1', outcome: { allowed: true, decision: 'allow_once', decidedBy: 'user' } });
-    be.emit('chat:toolcall', { ...rec, status: 'running', startedAt: Date.now(), progress: { progress: 1, total: 4 } });
+    be.emit('chat:toolcall', { ...ev, status: 'running', progress: { progress: 1, total: 4 } });
     await settle();
     expect(card.dataset.status).toBe('running');
     expect(within(card).getByTestId('toolcall-status').textContent).toMatch(/^Running .* — 25%/);
-    be.emit('chat:toolcall', {
-      ...rec, status: 'done', durationMs: 1530,
+    // The event ends the call; the whole result comes with the audit record.
+    be.toolCallRecords.c1 = [{
+      ...ev, arguments: '{"w":10}', status: 'done', decision: 'allow_once', decidedBy: 'user', isError: false, error: '',
+      requestedAt: iso(1), durationMs: 1530,
       result: { content: [{ type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' }, { type: 'text', text: '<script>x</script>' }] },
-    });
+    }];
+    be.emit('chat:toolcall', { ...ev, status: 'done', durationMs: 1530, resultText: '[image]' });
+    await vi.advanceTimersByTimeAsync(300); // the record is fetched 250 ms after the end
     await settle();
     expect(card.dataset.status).toBe('done');
     expect(within(card).getByTestId('toolcall-status').textContent).toBe('Done in 1.5 s');
@@ -110,9 +111,9 @@ describe('chat view', () => {
 
   it('a failed reply says why and retries with Regenerate', async () => {
     const { be } = await setup();
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 3, seq: 3, role: 'user', content: 'again' }) });
-    be.emit('chat:message', { conversationId: 'c1', message: fakeMessage({ id: 4, seq: 4, role: 'assistant', status: 'streaming' }) });
-    be.emit('chat:done', { conversationId: 'c1', messageId: 4, status: 'error', error: 'the provider is rate limiting requests; wait a moment and try again' });
+    be.emit('chat:message', fakeMessage({ id: 3, seq: 3, role: 'user', content: 'again' }));
+    be.emit('chat:message', fakeMessage({ id: 4, seq: 4, role: 'assistant', status: 'streaming' }));
+    be.emit('chat:done', { conversationId: 'c1', runId: 'r', status: 'error', error: 'the provider is rate limiting requests; wait a moment and try again' });
     await settle();
     expect(screen.getByTestId('message-error').textContent).toContain('rate limiting');
     await fireEvent.click(screen.getByTestId('retry'));
@@ -122,7 +123,7 @@ describe('chat view', () => {
 
   it('shows a rate-limit countdown', async () => {
     const { be } = await setup();
-    be.emit('chat:status', { conversationId: 'c1', state: 'rate_limited', retryInMs: 5000 });
+    be.emit('chat:status', { conversationId: 'c1', state: 'retrying', retryInMs: 5000 });
     await settle();
     expect(screen.getByTestId('chat-status').textContent).toMatch(/Rate limited by the provider, retrying in [45] s/);
   });
@@ -138,10 +139,11 @@ describe('chat view', () => {
   });
 
   it('searches messages and marks matches without HTML', async () => {
+    vi.useFakeTimers();
     const { be } = await setup();
-    be.searchHits = [{ conversationId: 'c1', title: 'One', messageId: 1, seq: 1, createdAt: 1, snippet: [{ text: '<i>x</i> ' }, { text: 'hi', match: true }] }];
+    be.searchHits = [{ conversationId: 'c1', conversationTitle: 'One', role: 'user', messageId: 1, seq: 1, createdAt: iso(1), snippet: [{ text: '<i>x</i> ' }, { text: 'hi', match: true }] }];
     await fireEvent.input(screen.getByTestId('search-input'), { target: { value: 'hi' } });
-    await new Promise((r) => setTimeout(r, 300));
+    await vi.advanceTimersByTimeAsync(300); // past the search's debounce
     await settle();
     const hit = screen.getByTestId('search-hit');
     expect(hit.querySelector('mark')!.textContent).toBe('hi');

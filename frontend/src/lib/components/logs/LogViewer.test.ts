@@ -1,26 +1,29 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import LogViewer from './LogViewer.svelte';
 import { settle, startedStores } from '../../test/helpers';
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('LogViewer', () => {
   it('tails a server log; pause holds new lines; levels filter', async () => {
     const t = await startedStores((be) => {
       be.servers = [{ config: { id: 'files', name: 'Files', transport: 'stdio', command: 'npx', enabled: true }, status: { serverId: 'files', state: 'connected', toolCount: 0 }, tools: [] }];
-      be.serverLogLines = { files: [{ seq: 1, time: 0, level: 'info', text: 'started' }] };
+      be.serverLogLines = { files: [{ seq: 1, time: iso(0), level: 'info', text: 'started' }] };
     });
     t.s.ui.showLogs('files');
     render(LogViewer, { context: t.context });
     await settle();
     expect(t.be.callsOf('serverLogs')[0]).toEqual(['files', 0, 5000]);
     expect(screen.getAllByTestId('log-line')).toHaveLength(1);
-    // The store batches on real animation frames here.
-    t.be.emit('log:append', { source: 'files', lines: [{ seq: 2, time: 0, level: 'error', text: 'boom' }] });
-    await new Promise((r) => setTimeout(r, 50));
+    // The store batches on animation frames: here, faked ones.
+    vi.useFakeTimers();
+    t.be.emit('log:append', { source: 'files', lines: [{ seq: 2, time: iso(0), level: 'error', text: 'boom' }] });
+    await vi.advanceTimersByTimeAsync(16); // a frame
     expect(screen.getAllByTestId('log-line').map((l) => l.dataset.level)).toEqual(['info', 'error']);
     await fireEvent.click(screen.getByTestId('log-pause'));
-    t.be.emit('log:append', { source: 'files', lines: [{ seq: 3, time: 0, level: 'info', text: 'later' }] });
-    await new Promise((r) => setTimeout(r, 50));
+    t.be.emit('log:append', { source: 'files', lines: [{ seq: 3, time: iso(0), level: 'info', text: 'later' }] });
+    await vi.advanceTimersByTimeAsync(16);
     expect(screen.getAllByTestId('log-line')).toHaveLength(2);
     expect(screen.getByTestId('log-resume').textContent).toContain('1 new');
     await fireEvent.click(screen.getByTestId('log-resume'));

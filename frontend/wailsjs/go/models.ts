@@ -1,0 +1,492 @@
+export namespace app {
+	
+	export interface LogAppend {
+	    source: string;
+	    lines: logbuf.Line[];
+	    skipped?: number;
+	}
+	export interface EventPayloads {
+	    "server:status": mcpconn.Status;
+	    "server:tools": mcpconn.ToolsEvent;
+	    "log:append": LogAppend;
+	    "approval:requested": approval.Request;
+	    "approval:resolved": approval.Resolution;
+	    "approval:policy": approval.Policy;
+	    "chat:message": store.Message;
+	    "chat:delta": chat.DeltaEvent;
+	    "chat:toolcall": chat.ToolCallEvent;
+	    "chat:status": chat.StatusEvent;
+	    "chat:done": chat.DoneEvent;
+	    "chat:truncated": chat.TruncatedEvent;
+	    "chat:conversation": store.Conversation;
+	    "chat:warning": chat.WarningEvent;
+	}
+	export interface Info {
+	    version: string;
+	    dataDir: string;
+	    database: string;
+	    logDir: string;
+	    keyring: secrets.Status;
+	    problems: core.Problem[];
+	}
+
+}
+
+export namespace approval {
+	
+	export interface Grant {
+	    serverId: string;
+	    tool: string;
+	    fingerprint: string;
+	    definitionHash?: string;
+	    description?: string;
+	    createdAt: string;
+	}
+	export interface Outcome {
+	    allowed: boolean;
+	    decision: Decision;
+	    decidedBy: DecidedBy;
+	    arguments?: unknown;
+	    reason?: string;
+	}
+	export interface Policy {
+	    yolo: boolean;
+	    grants: Grant[];
+	}
+	export interface Request {
+	    id: string;
+	    conversationId: string;
+	    serverId: string;
+	    tool: string;
+	    serverName: string;
+	    description: string;
+	    fingerprint: string;
+	    arguments: unknown;
+	    definitionHash?: string;
+	    inputSchema?: unknown;
+	    changed?: boolean;
+	    previousDescription?: string;
+	    previousInputSchema?: unknown;
+	}
+	export interface Resolution {
+	    id: string;
+	    outcome: Outcome;
+	}
+
+}
+
+export namespace chat {
+	
+	export interface DeltaEvent {
+	    conversationId: string;
+	    messageId: number;
+	    content?: string;
+	    reasoning?: string;
+	}
+	export interface DoneEvent {
+	    conversationId: string;
+	    runId: string;
+	    status: store.MessageStatus;
+	    error?: string;
+	}
+	export interface Progress {
+	    progress: number;
+	    total?: number;
+	    message?: string;
+	}
+	export interface ReplyMeta {
+	    model: string;
+	    providerId?: string;
+	    timeToFirstTokenMs?: number;
+	    tokensPerSecond?: number;
+	    tokensPerSecondEstimated?: boolean;
+	    usage?: llm.Usage;
+	    finishReason?: string;
+	    durationMs?: number;
+	    round?: number;
+	    note?: string;
+	}
+	export interface StatusEvent {
+	    conversationId: string;
+	    state: RunState;
+	    message?: string;
+	    retryInMs?: number;
+	}
+	export interface ToolCallEvent {
+	    conversationId: string;
+	    messageId: number;
+	    id: string;
+	    callId: string;
+	    serverId: string;
+	    serverName: string;
+	    tool: string;
+	    status: store.CallStatus;
+	    progress?: Progress;
+	    resultText?: string;
+	    isError?: boolean;
+	    error?: string;
+	    durationMs?: number;
+	}
+	export interface ToolChoice {
+	    key: string;
+	    name: string;
+	    server: string;
+	    description: string;
+	    enabled: boolean;
+	    selected: boolean;
+	}
+	export interface ToolSelection {
+	    only: string[] | null;
+	    off?: string[];
+	}
+	export interface ToolSet {
+	    selection: ToolSelection;
+	    tools: ToolChoice[];
+	    offered: number;
+	    estimatedTokens: number;
+	    warning?: string;
+	}
+	export interface TruncatedEvent {
+	    conversationId: string;
+	    afterSeq: number;
+	}
+	export interface WarningEvent {
+	    conversationId: string;
+	    message: string;
+	}
+
+}
+
+export namespace core {
+	
+	export interface Problem {
+	    kind: string;
+	    message: string;
+	    advice?: string;
+	    fatal: boolean;
+	}
+	export interface Settings {
+	    theme: Theme;
+	    toolResultLimit: number;
+	    maxToolRounds: number;
+	    defaultSystemPrompt: string;
+	    defaultProviderId: string;
+	}
+
+}
+
+export namespace llm {
+	
+	export interface Model {
+	    id: string;
+	    ownedBy?: string;
+	}
+	export interface Preset {
+	    id: string;
+	    name: string;
+	    baseUrl: string;
+	    keyEnv: string;
+	    needsKey: boolean;
+	    local: boolean;
+	}
+	export interface LocalServer {
+	    preset: Preset;
+	    models?: Model[];
+	}
+	
+	
+	export interface ToolCall {
+	    id: string;
+	    name: string;
+	    arguments: string;
+	}
+	export interface ToolLimits {
+	    Provider: string;
+	    MaxTools: number;
+	    MaxNameLength: number;
+	    Documented: boolean;
+	}
+	export interface Usage {
+	    promptTokens: number;
+	    completionTokens: number;
+	    totalTokens: number;
+	    reasoningTokens: number;
+	}
+
+}
+
+export namespace logbuf {
+	
+	export interface Line {
+	    seq: number;
+	    time: string;
+	    level: Level;
+	    text: string;
+	    restored?: boolean;
+	}
+
+}
+
+export namespace mcpconn {
+	
+	export interface Content {
+	    type: string;
+	    text?: string;
+	    mimeType?: string;
+	    data?: string;
+	    uri?: string;
+	    name?: string;
+	    title?: string;
+	    description?: string;
+	    size?: number;
+	    blob?: string;
+	    annotations?: unknown;
+	}
+	export interface Result {
+	    content: Content[];
+	    structuredContent?: unknown;
+	    isError?: boolean;
+	    meta?: Record<string, unknown>;
+	}
+	export interface Status {
+	    serverId: string;
+	    state: State;
+	    reason?: string;
+	    toolCount: number;
+	    lastStderr?: string[];
+	    connectedAt?: string;
+	    protocolVersion?: string;
+	    attempt?: number;
+	    warning?: string;
+	}
+	export interface Tool {
+	    name: string;
+	    serverId: string;
+	    serverName: string;
+	    originalName: string;
+	    title?: string;
+	    description: string;
+	    inputSchema: unknown;
+	    annotations?: Record<string, unknown>;
+	    enabled: boolean;
+	    appOnly?: boolean;
+	    fingerprint?: string;
+	    definitionHash?: string;
+	}
+	export interface ToolsEvent {
+	    serverId: string;
+	    tools: Tool[];
+	}
+
+}
+
+export namespace providers {
+	
+	export interface Input {
+	    id: string;
+	    name: string;
+	    preset: string;
+	    baseUrl: string;
+	    defaultModel: string;
+	    apiKey: string;
+	    clearKey?: boolean;
+	}
+	export interface TestResult {
+	    ok: boolean;
+	    message: string;
+	    models?: string[];
+	}
+	export interface View {
+	    id: string;
+	    name: string;
+	    preset: string;
+	    baseUrl: string;
+	    defaultModel: string;
+	    hasKey: boolean;
+	    keyFromEnv: string;
+	}
+
+}
+
+export namespace secrets {
+	
+	export interface Status {
+	    backend: string;
+	    persistent: boolean;
+	    problem?: string;
+	    advice?: string;
+	}
+
+}
+
+export namespace serverconf {
+	
+	export interface Auth {
+	    clientId?: string;
+	    clientSecretRef?: string;
+	    grant?: string;
+	    clientAuth?: string;
+	    privateKeyRef?: string;
+	    scopes?: string[];
+	    clientSecret?: string;
+	    privateKey?: string;
+	}
+	export interface Value {
+	    plain?: string;
+	    secretRef?: string;
+	}
+	export interface Config {
+	    id: string;
+	    name: string;
+	    transport: Transport;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, Value>;
+	    cwd?: string;
+	    inheritEnv?: boolean;
+	    url?: string;
+	    headers?: Record<string, Value>;
+	    enabled: boolean;
+	    callTimeout?: number;
+	    disabledTools?: string[];
+	    auth?: Auth;
+	}
+	export interface FieldError {
+	    field: string;
+	    message: string;
+	}
+	export interface ImportNote {
+	    server?: string;
+	    id?: string;
+	    message: string;
+	}
+	export interface InputPrompt {
+	    id: string;
+	    description?: string;
+	    password?: boolean;
+	}
+	export interface SecretInput {
+	    serverId: string;
+	    field: string;
+	    ref: string;
+	    template?: string;
+	    inputs?: InputPrompt[];
+	}
+	export interface ImportReport {
+	    format: string;
+	    added?: Config[];
+	    skipped?: ImportNote[];
+	    failed?: ImportNote[];
+	    warnings?: ImportNote[];
+	    needsInput?: SecretInput[];
+	}
+	
+	
+
+}
+
+export namespace servers {
+	
+	export interface View {
+	    config: serverconf.Config;
+	    status: mcpconn.Status;
+	    tools: mcpconn.Tool[];
+	}
+
+}
+
+export namespace store {
+	
+	export interface Conversation {
+	    id: string;
+	    title: string;
+	    providerId: string;
+	    model: string;
+	    systemPrompt?: string | null;
+	    tools?: chat.ToolSelection | null;
+	    createdAt: string;
+	    updatedAt: string;
+	}
+	export interface Message {
+	    id: number;
+	    conversationId: string;
+	    seq: number;
+	    role: Role;
+	    content: string;
+	    reasoning: string;
+	    toolCalls: llm.ToolCall[] | null;
+	    toolCallId: string;
+	    status: MessageStatus;
+	    error: string;
+	    meta: chat.ReplyMeta | null;
+	    createdAt: string;
+	    updatedAt: string;
+	}
+	export interface SnippetPart {
+	    text: string;
+	    match?: boolean;
+	}
+	export interface SearchHit {
+	    messageId: number;
+	    conversationId: string;
+	    conversationTitle: string;
+	    seq: number;
+	    role: Role;
+	    createdAt: string;
+	    snippet: SnippetPart[];
+	}
+	
+	export interface ToolCall {
+	    id: string;
+	    callId: string;
+	    conversationId: string;
+	    messageId: number;
+	    serverId: string;
+	    serverName: string;
+	    tool: string;
+	    arguments: string;
+	    status: CallStatus;
+	    decision: string;
+	    decidedBy: string;
+	    result: mcpconn.Result | null;
+	    isError: boolean;
+	    error: string;
+	    requestedAt: string;
+	    startedAt?: string;
+	    durationMs: number;
+	}
+
+}
+
+
+// String unions of Go's enumerations (tools/gencontract).
+export namespace approval {
+	export type Decision = "allow_once" | "allow_always" | "allow_all" | "deny" | "cancelled";
+}
+export namespace approval {
+	export type DecidedBy = "user" | "policy" | "system";
+}
+export namespace chat {
+	export type RunState = "streaming" | "tools" | "retrying" | "idle" | "error";
+}
+export namespace core {
+	export type Theme = "system" | "light" | "dark";
+}
+export namespace logbuf {
+	export type Level = "error" | "warn" | "info" | "debug";
+}
+export namespace mcpconn {
+	export type State = "disconnected" | "connecting" | "connected" | "degraded" | "needs-auth" | "failed";
+}
+export namespace serverconf {
+	export type Transport = "stdio" | "sse" | "http";
+}
+export namespace store {
+	export type CallStatus = "pending" | "waiting_approval" | "running" | "done" | "failed" | "denied" | "cancelled";
+}
+export namespace store {
+	export type MessageStatus = "streaming" | "done" | "stopped" | "error";
+}
+export namespace store {
+	export type Role = "system" | "user" | "assistant" | "tool";
+}
