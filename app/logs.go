@@ -1,7 +1,6 @@
 package app
 
 import (
-	"slices"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/logbuf"
@@ -81,9 +80,9 @@ func (a *App) feedLog(source string, r *logbuf.Ring) {
 				}
 				skipped += u.Dropped
 				batch = append(batch, u.Line)
-				if len(batch) > logBatchMax {
-					skipped += uint64(len(batch) - logBatchMax)
-					batch = slices.Clone(batch[len(batch)-logBatchMax:])
+				if len(batch) > logBatchMax { // a flood: keep the newest
+					skipped++
+					batch = batch[1:] // append moves the rest when it grows: amortised, no copy per line
 				}
 				if due == nil {
 					due = time.After(logInterval)

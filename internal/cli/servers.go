@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/switchboard-app/switchboard/internal/core"
 	"io"
 	"maps"
 	"os"
@@ -71,54 +72,53 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 // handed to the connection manager, which is not started: nothing
 // connects, so a server that crashes at start can be dealt with here.
 func serversChange(ctx context.Context, env *Env, verb, id string) int {
-	c, s, ok := openCore(ctx, env)
+	ok := changeServer(ctx, env, id, func(s *core.Services) error {
+		if verb == "remove" {
+			return s.Servers.Delete(ctx, id)
+		}
+		return s.Servers.SetEnabled(ctx, id, verb == "enable")
+	})
 	if !ok {
-		return 1
-	}
-	defer c.Close()
-	if err := s.Servers.Start(ctx); err != nil {
-		fmt.Fprintln(env.Stderr, "switchboard:", err)
-		return 1
-	}
-	var err error
-	switch verb {
-	case "remove":
-		err = s.Servers.Delete(ctx, id)
-	case "enable", "disable":
-		err = s.Servers.SetEnabled(ctx, id, verb == "enable")
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
-		return 1
-	}
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "switchboard:", err)
 		return 1
 	}
 	fmt.Fprintf(env.Stdout, "%sd server %s\n", verb, id)
 	return 0
 }
 
+// changeServer runs change with the servers handed to a connection manager
+// that is not started, and reports a missing server or a failure; it
+// returns whether the change was made.
+func changeServer(ctx context.Context, env *Env, id string, change func(*core.Services) error) bool {
+	c, s, ok := openCore(ctx, env)
+	if !ok {
+		return false
+	}
+	defer c.Close()
+	err := s.Servers.Start(ctx)
+	if err == nil {
+		err = change(s)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
+		return false
+	case err != nil:
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return false
+	}
+	return true
+}
+
 // serversInheritEnv switches a stdio server between the allowlisted
 // environment and the app's whole one. Nothing connects (see
 // serversChange).
 func serversInheritEnv(ctx context.Context, env *Env, id string, on bool) int {
-	c, s, ok := openCore(ctx, env)
-	if !ok {
-		return 1
-	}
-	defer c.Close()
-	if err := s.Servers.Start(ctx); err != nil {
-		fmt.Fprintln(env.Stderr, "switchboard:", err)
-		return 1
-	}
-	_, err := s.Servers.SetInheritEnv(ctx, id, on)
+	ok := changeServer(ctx, env, id, func(s *core.Services) error {
+		_, err := s.Servers.SetInheritEnv(ctx, id, on)
+		return err
+	})
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
-		return 1
-	case err != nil:
-		fmt.Fprintln(env.Stderr, "switchboard:", err)
+	case !ok:
 		return 1
 	case on:
 		fmt.Fprintf(env.Stdout, "server %s now sees your whole environment; its \"always allow\" grants were reset\n", id)

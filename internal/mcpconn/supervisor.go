@@ -164,7 +164,6 @@ func (s *server) updateStatus(f func(*Status), emit bool) {
 	f(&s.status)
 	s.status.ServerID = s.id
 	s.status.Warning = s.warning
-	s.signalLocked()
 	st := s.status.clone()
 	s.mu.Unlock()
 	if emit && !reflect.DeepEqual(old, st) {
@@ -173,7 +172,7 @@ func (s *server) updateStatus(f func(*Status), emit bool) {
 		}
 		s.m.emit(EventServerStatus, st)
 	}
-	// Wait sees a status only once its event is out, so a caller that
+	// Waiters see a status only once its event is out, so a caller that
 	// waited for a state also finds its event.
 	s.mu.Lock()
 	s.published = st
