@@ -54,6 +54,11 @@ type call struct {
 	seq   uint64
 	state state
 	done  chan Outcome // buffer 1; written once, by the move out of statePending
+	// deciding is set while the user's "always" or "approve all" is being
+	// saved: the call is settled once the policy that covers it is in place.
+	// Meanwhile it counts as decided: it is not listed, cancelled or
+	// decided again.
+	deciding bool
 }
 
 type event struct {
@@ -144,8 +149,12 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 		return o, nil
 	case <-ctx.Done():
 		b.mu.Lock()
-		// Fails harmlessly if a decision got there first; c.done then holds it.
-		_, _ = b.settleLocked(c, Cancelled, BySystem)
+		// Fails harmlessly if a decision got there first; c.done then holds
+		// it. A call being decided is decided: its outcome comes once the
+		// policy is saved.
+		if !c.deciding {
+			_, _ = b.settleLocked(c, Cancelled, BySystem)
+		}
 		b.mu.Unlock()
 		b.flush()
 		return <-c.done, nil
@@ -191,28 +200,44 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
 	}
 	b.mu.Lock()
 	c, ok := b.pending[id]
-	if !ok {
+	if !ok || c.deciding {
 		b.mu.Unlock()
 		return fmt.Errorf("%w: %q", ErrUnknownRequest, id)
 	}
-	_, _ = b.settleLocked(c, d, ByUser) // cannot fail: c is pending, d is valid
+	if d != AllowAlways && d != AllowAll {
+		_, _ = b.settleLocked(c, d, ByUser) // cannot fail: c is pending, d is valid
+		b.mu.Unlock()
+		b.flush()
+		return nil
+	}
+	// The call waits until the policy it asked for is saved, so whatever
+	// runs after it (the next call of the same tool) finds the policy.
+	c.deciding = true
+	b.mu.Unlock()
+	var err error
+	if d == AllowAlways {
+		err = b.putGrant(ctx, Grant{ServerID: c.req.ServerID, Tool: c.req.Tool, Fingerprint: c.req.Fingerprint,
+			DefinitionHash: c.req.DefinitionHash, Description: c.req.Description,
+			InputSchema: bytes.Clone(c.req.InputSchema), CreatedAt: b.now()}, c)
+	} else {
+		err = b.setYolo(ctx, true, c)
+	}
+	b.mu.Lock()
+	b.settleDecidedLocked(c, d) // when the policy could not even be loaded
 	b.mu.Unlock()
 	b.flush()
-
-	switch d {
-	case AllowAlways:
-		g := Grant{ServerID: c.req.ServerID, Tool: c.req.Tool, Fingerprint: c.req.Fingerprint,
-			DefinitionHash: c.req.DefinitionHash, Description: c.req.Description,
-			InputSchema: bytes.Clone(c.req.InputSchema), CreatedAt: b.now()}
-		if err := b.putGrant(ctx, g); err != nil {
-			return fmt.Errorf("%w: %w", ErrNotRemembered, err)
-		}
-	case AllowAll:
-		if err := b.SetYolo(ctx, true); err != nil {
-			return fmt.Errorf("%w: %w", ErrNotRemembered, err)
-		}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotRemembered, err)
 	}
 	return nil
+}
+
+// settleDecidedLocked settles c as the user decided d, unless something
+// (a cancel, shutdown) settled it first.
+func (b *Broker) settleDecidedLocked(c *call, d Decision) {
+	if b.pending[c.req.ID] == c {
+		_, _ = b.settleLocked(c, d, ByUser) // cannot fail: c is pending, d is valid
+	}
 }
 
 // Pending returns copies of the waiting calls in arrival order, so a reloaded
@@ -301,11 +326,12 @@ func (b *Broker) releaseLocked(match func(*call) bool, d Decision, by DecidedBy)
 	}
 }
 
-// pendingLocked returns the waiting calls that match selects, in arrival order.
+// pendingLocked returns the waiting calls that match selects, in arrival
+// order; calls being decided are not waiting.
 func (b *Broker) pendingLocked(match func(*call) bool) []*call {
 	var calls []*call
 	for _, c := range b.pending {
-		if match(c) {
+		if !c.deciding && match(c) {
 			calls = append(calls, c)
 		}
 	}

@@ -77,12 +77,22 @@ func (b *Broker) Yolo() bool {
 // turning on does not happen and turning off still happens in memory (until
 // restart); either way the error is returned.
 func (b *Broker) SetYolo(ctx context.Context, on bool) error {
+	return b.setYolo(ctx, on, nil)
+}
+
+// setYolo is SetYolo; decided, when not nil, is the waiting call whose
+// "approve all" this is: it is settled by the user before the others are
+// released, whether or not the store took the change.
+func (b *Broker) setYolo(ctx context.Context, on bool, decided *call) error {
 	return b.change(ctx, func() error {
 		if err := b.store.SetYolo(ctx, on); err != nil {
 			return fmt.Errorf("saving the approve-all setting: %w", err)
 		}
 		return nil
 	}, func(err error) {
+		if decided != nil {
+			b.settleDecidedLocked(decided, AllowAll)
+		}
 		if on && err != nil {
 			return
 		}
@@ -143,13 +153,18 @@ func (b *Broker) ServerChanged(ctx context.Context, serverID, fingerprint string
 
 // putGrant saves g and then remembers it, releasing the waiting calls it
 // allows (allow_always, by policy). If the store fails, nothing changes.
-func (b *Broker) putGrant(ctx context.Context, g Grant) error {
+// decided, when not nil, is the call the user allowed always: it is settled
+// by the user first, whether or not the store took the grant.
+func (b *Broker) putGrant(ctx context.Context, g Grant, decided *call) error {
 	return b.change(ctx, func() error {
 		if err := b.store.PutGrant(ctx, g); err != nil {
 			return fmt.Errorf("saving the grant for %s of server %s: %w", g.Tool, g.ServerID, err)
 		}
 		return nil
 	}, func(err error) {
+		if decided != nil {
+			b.settleDecidedLocked(decided, AllowAlways)
+		}
 		if err != nil {
 			return
 		}
