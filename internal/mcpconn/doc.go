@@ -20,10 +20,12 @@
 //
 // The SDK probes every server with the 2026-07-28 server/discover first;
 // an older server costs a wasted round trip. The manager remembers which
-// version each server spoke (Options.ProtocolHints / OnProtocol) and sends
-// an old server initialize directly. Ping is gone from 2026-07-28 and the
-// SDK's KeepAlive does not run there, so the manager pings itself and
-// counts any JSON-RPC answer as alive.
+// version each server spoke, for as long as its command line or URL stays
+// the same (Options.ProtocolHints / OnProtocol), and sends an old server
+// initialize directly; an HTTP+SSE server is old by definition (2026-07-28
+// has no SSE binding) and is never probed. Ping is gone from 2026-07-28
+// and the SDK's KeepAlive does not run there, so the manager pings itself
+// and counts any JSON-RPC answer as alive.
 //
 // A server is hostile until proven otherwise, so all it sends is bounded
 // where it is read: one message (MaxMessageBytes, and the response body

@@ -47,10 +47,7 @@ func (m *Manager) doctor(ctx context.Context, cfg serverconf.Config) DoctorRepor
 	r := DoctorReport{ServerID: cfg.ID, ServerName: cfg.DisplayName()}
 	ring := logbuf.New(&logbuf.Options{MaxLines: 200})
 	start := time.Now()
-	pv := ""
-	if h := m.hint(cfg.ID); h != "" && h < modernProtocol {
-		pv = legacyProtocol
-	}
+	pv, _ := m.protocolFor(cfg)
 	sess, err := m.dial(ctx, cfg, ring, pv)
 	r.ConnectTime = time.Since(start)
 	if err != nil {

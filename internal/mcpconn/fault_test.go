@@ -541,8 +541,8 @@ func TestProtocolHintSkipsDiscover(t *testing.T) {
 	}
 
 	// A server upgraded since its hint still connects, over the old
-	// handshake it also speaks (the hint is dropped when its command, URL or
-	// env changes).
+	// handshake it also speaks (the hint does not hold once its command
+	// line or URL changes).
 	m3, _ := newTestManager(t, &Options{ProtocolHints: map[string]string{"new": "2025-06-18"}})
 	m3.Add(mcptest.FaultServer(t, "new", "ok"))
 	if st := waitState(t, m3, "new", 20*time.Second, StateConnected); st.ProtocolVersion != "2025-11-25" {

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -104,7 +105,9 @@ type Options struct {
 	// ProtocolHints maps server IDs to the MCP version each spoke last time,
 	// as persisted from OnProtocol. A server known to speak a pre-2026
 	// version is sent "initialize" at once instead of first probing with
-	// "server/discover", which it would reject after a round trip.
+	// "server/discover", which it would reject after a round trip. A hint
+	// holds for the configuration the server is added with; reached
+	// another way (see serverIdentity), it is probed again.
 	ProtocolHints map[string]string
 	// OnProtocol is called (from a connecting goroutine, no lock held) when
 	// a server negotiates a version other than its hint, so the caller can
@@ -188,19 +191,19 @@ type Manager struct {
 	cancel   context.CancelFunc
 	closed   bool
 	servers  map[string]*server
-	order    []string // server IDs in configuration order
-	hints    map[string]string
-	registry []Tool             // tools of connected servers
-	byName   map[string]toolKey // exposed name -> server and tool
-	regTools map[string][]Tool  // server ID -> its part of registry
+	order    []string                // server IDs in configuration order
+	hints    map[string]protocolHint // by server ID
+	registry []Tool                  // tools of connected servers
+	byName   map[string]toolKey      // exposed name -> server and tool
+	regTools map[string][]Tool       // server ID -> its part of registry
 }
 
 // NewManager returns a Manager; call Start to connect servers.
 func NewManager(opts *Options) *Manager {
 	o := opts.withDefaults()
-	hints := make(map[string]string, len(o.ProtocolHints))
+	hints := make(map[string]protocolHint, len(o.ProtocolHints))
 	for k, v := range o.ProtocolHints {
-		hints[k] = v
+		hints[k] = protocolHint{version: v} // bound by Add
 	}
 	return &Manager{
 		opts:     o,
@@ -339,6 +342,10 @@ func (m *Manager) Add(cfg serverconf.Config) error {
 	s := &server{m: m, id: cfg.ID, cfg: cloneConfig(cfg), status: Status{ServerID: cfg.ID, State: StateDisconnected}}
 	s.published = s.status
 	s.stderr = m.openStderr(cfg.ID)
+	if h, ok := m.hints[cfg.ID]; ok && h.identity == "" {
+		h.identity = serverIdentity(cfg)
+		m.hints[cfg.ID] = h
+	}
 	m.servers[cfg.ID] = s
 	m.order = append(m.order, cfg.ID)
 	base := m.ctx
@@ -383,11 +390,6 @@ func (m *Manager) Update(cfg serverconf.Config) error {
 	s.mu.Unlock()
 
 	reach := !sameReach(old, cfg)
-	if reach {
-		m.mu.Lock()
-		delete(m.hints, cfg.ID) // a different server may speak a different version
-		m.mu.Unlock()
-	}
 	switch {
 	case !cfg.Enabled && old.Enabled && running:
 		m.disconnect(s, true)
@@ -414,6 +416,21 @@ func sameReach(a, b serverconf.Config) bool {
 	a.CallTimeout, b.CallTimeout = 0, 0
 	a.DisabledTools, b.DisabledTools = nil, nil
 	return reflect.DeepEqual(a, b)
+}
+
+// serverIdentity is what makes cfg reach a given server program: its
+// transport, command line and working directory, or its URL. A protocol
+// hint holds only for the identity it was learnt under: another command or
+// URL may be another server, speaking another version. Env and headers are
+// left out: they carry credentials, which change without the server
+// changing.
+func serverIdentity(cfg serverconf.Config) string {
+	t := cfg.Transport
+	if t == "" {
+		t = serverconf.TransportStdio
+	}
+	b, _ := json.Marshal([]any{t, cfg.Command, cfg.Args, cfg.Cwd, cfg.URL})
+	return string(b)
 }
 
 func cloneConfig(c serverconf.Config) serverconf.Config {
@@ -577,21 +594,38 @@ func (m *Manager) emit(name string, payload any) {
 	}
 }
 
-func (m *Manager) hint(id string) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.hints[id]
+// A protocolHint is the MCP version a server spoke, and the identity
+// (serverIdentity) of the configuration it spoke it under. It lives in
+// memory, and in whatever the caller persists through OnProtocol.
+type protocolHint struct {
+	version string
+	// identity is the configuration's serverIdentity. Empty (a hint from
+	// Options.ProtocolHints whose server is not added yet) matches any;
+	// Add binds it to the configuration added.
+	identity string
 }
 
-// setHint records the version a server spoke and tells OnProtocol if it is
-// news.
-func (m *Manager) setHint(id, version string) {
+// hint is the version cfg's server spoke last, if it was reached the same
+// way; "" if unknown.
+func (m *Manager) hint(cfg serverconf.Config) string {
 	m.mu.Lock()
-	old := m.hints[id]
-	m.hints[id] = version
+	h, ok := m.hints[cfg.ID]
 	m.mu.Unlock()
-	if old != version && m.opts.OnProtocol != nil {
-		m.opts.OnProtocol(id, version)
+	if !ok || h.identity != "" && h.identity != serverIdentity(cfg) {
+		return ""
+	}
+	return h.version
+}
+
+// setHint records the version cfg's server spoke and tells OnProtocol if
+// it is news.
+func (m *Manager) setHint(cfg serverconf.Config, version string) {
+	m.mu.Lock()
+	old := m.hints[cfg.ID]
+	m.hints[cfg.ID] = protocolHint{version: version, identity: serverIdentity(cfg)}
+	m.mu.Unlock()
+	if old.version != version && m.opts.OnProtocol != nil {
+		m.opts.OnProtocol(cfg.ID, version)
 	}
 }
 

@@ -112,21 +112,43 @@ func permanent(err error) error { return &dialError{err: err, permanent: true} }
 // openSession connects to the server, with the protocol hint; if the server
 // rejects the hinted handshake, it forgets the hint and tries once more.
 func (m *Manager) openSession(ctx context.Context, cfg serverconf.Config, ring *logbuf.Ring) (*session, error) {
-	pv := ""
-	if h := m.hint(cfg.ID); h != "" && h < modernProtocol {
-		pv = legacyProtocol
-	}
+	pv, hinted := m.protocolFor(cfg)
 	sess, err := m.dial(ctx, cfg, ring, pv)
 	var de *dialError
-	if pv != "" && errors.As(err, &de) && de.protocolNo && ctx.Err() == nil {
+	if hinted && errors.As(err, &de) && de.protocolNo && ctx.Err() == nil {
+		// Upgraded since, to a server that no longer answers initialize.
 		m.clearHint(cfg.ID)
 		sess, err = m.dial(ctx, cfg, ring, "")
 	}
 	if err != nil {
 		return nil, err
 	}
-	m.setHint(cfg.ID, sess.protocol)
+	m.setHint(cfg, sess.protocol)
 	return sess, nil
+}
+
+// protocolFor is the ClientSessionOptions.ProtocolVersion to connect to
+// cfg's server with. Empty, the SDK's default, sends server/discover
+// (2026-07-28) first and falls back to initialize on any error, a wasted
+// round trip for an older server; so a server known to be older is sent
+// initialize at once, with legacyProtocol:
+//   - an HTTP+SSE server, always: 2026-07-28 defines only the stdio and
+//     streamable HTTP transports (the SDK's own SSE server does not offer
+//     it). The SDK probes whatever the transport; this goes once its
+//     Client.Connect skips discover on a client transport that says it
+//     cannot carry 2026-07-28 (as ProtocolVersionSupporter does for
+//     server transports) and SSEClientTransport says so.
+//   - a server that spoke an older version when last reached the same way
+//     (hint). hinted reports this case: the server may have been upgraded
+//     since, so a refusal is worth a retry with the default.
+func (m *Manager) protocolFor(cfg serverconf.Config) (pv string, hinted bool) {
+	if cfg.Transport == serverconf.TransportSSE {
+		return legacyProtocol, false
+	}
+	if h := m.hint(cfg); h != "" && h < modernProtocol {
+		return legacyProtocol, true
+	}
+	return "", false
 }
 
 // dial makes one connection attempt and lists the server's tools, all

@@ -64,14 +64,24 @@ type conformanceContext struct {
 	IdPIssuer   string `json:"idp_issuer"`
 	IdPClientID string `json:"idp_client_id"`
 	IdPIDToken  string `json:"idp_id_token"`
+	// ToolCalls are the calls the model would make, with its arguments.
+	ToolCalls []struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"toolCalls"`
 }
 
 // A scenario is what the user does in one conformance scenario.
 type scenario struct {
 	// tool is called with args once connected; empty means none (listing
-	// tools at connect is all the scenario checks).
+	// tools at connect is all the scenario checks); firstTool calls the
+	// first tool listed. The calls in MCP_CONFORMANCE_CONTEXT's toolCalls,
+	// when there are any, are made instead: they are what the model asks.
 	tool string
 	args string
+	// every calls each listed tool in turn, with no arguments, as a model
+	// trying them all would.
+	every bool
 	// refuse: the suite expects the client to give up (on a resource
 	// that does not match the server, on endless step-up demands), so the
 	// connection must fail; that is success.
@@ -86,6 +96,22 @@ var scenarios = map[string]scenario{
 	"tools_call":                          {tool: "add_numbers", args: `{"a":5,"b":3}`},
 	"elicitation-sep1034-client-defaults": {tool: "test_client_elicitation_defaults"},
 	"sse-retry":                           {tool: "test_reconnection"},
+	"request-metadata":                    {tool: firstTool},
+	"sep-2322-client-request-state":       {every: true},
+	"http-standard-headers":               {tool: firstTool},
+	"http-custom-headers":                 {},
+	"http-invalid-tool-headers":           {tool: "valid_tool"},
+	"json-schema-ref-no-deref":            {},
+
+	"auth/iss-supported":                    authCode,
+	"auth/iss-not-advertised":               authCode,
+	"auth/iss-supported-missing":            {tool: "test-tool", refuse: true},
+	"auth/iss-wrong-issuer":                 {tool: "test-tool", refuse: true},
+	"auth/iss-unexpected":                   {tool: "test-tool", refuse: true},
+	"auth/iss-normalized":                   {tool: "test-tool", refuse: true},
+	"auth/metadata-issuer-mismatch":         {tool: "test-tool", refuse: true},
+	"auth/authorization-server-migration":   authCode,
+	"auth/enterprise-managed-authorization": {tool: "test-tool", auth: enterpriseManaged},
 
 	"auth/metadata-default":                     authCode,
 	"auth/metadata-var1":                        authCode,
@@ -108,8 +134,12 @@ var scenarios = map[string]scenario{
 	"auth/pre-registration":                     {tool: "test-tool", auth: preRegistered},
 	"auth/client-credentials-basic":             {tool: "test-tool", auth: clientSecret},
 	"auth/client-credentials-jwt":               {tool: "test-tool", auth: privateKeyJWT},
-	"auth/cross-app-access-complete-flow":       {tool: "test-tool", auth: enterpriseManaged},
+	"auth/cross-app-access-complete-flow":       {tool: "test-tool", auth: enterpriseManaged}, // 0.1.16's name
 }
+
+// firstTool, as a scenario's tool, calls whichever tool the server lists
+// first, with no arguments.
+const firstTool = "*"
 
 // authCode is the authorization code flow with nothing configured: the
 // app discovers, registers (or uses its client ID metadata document) and
@@ -203,7 +233,10 @@ func main() {
 func run(ctx context.Context, log *slog.Logger, name, serverURL, rawContext string) error {
 	sc, ok := scenarios[name]
 	if !ok {
-		return fmt.Errorf("unknown scenario %q; add it to test/conformance/client", name)
+		// A scenario added to the suite after this client: do what a user
+		// would, connect (signing in if asked) and call the first tool.
+		log.Info("a scenario this client does not know; connecting and calling the first tool", "scenario", name)
+		sc = scenario{tool: firstTool}
 	}
 	var cc conformanceContext
 	if rawContext != "" {
@@ -306,22 +339,59 @@ func run(ctx context.Context, log *slog.Logger, name, serverURL, rawContext stri
 	if sc.refuse {
 		return errors.New("connected, but the scenario expects the client to give up")
 	}
-	if sc.tool == "" {
-		return nil
+	for _, c := range calls(sc, cc, m.Tools()) {
+		tool, ok := findTool(m.Tools(), c.name)
+		if !ok {
+			return fmt.Errorf("the server lists no tool %q", c.name)
+		}
+		res, err := m.CallTool(ctx, tool.Name, c.args, nil)
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("tool %s failed: %s", c.name, resultText(res))
+		}
+		log.Info("tool result", "tool", c.name, "text", resultText(res))
 	}
-	tool, ok := findTool(m.Tools(), sc.tool)
-	if !ok {
-		return fmt.Errorf("the server lists no tool %q", sc.tool)
-	}
-	res, err := m.CallTool(ctx, tool.Name, json.RawMessage(sc.args), nil)
-	if err != nil {
-		return err
-	}
-	if res.IsError {
-		return fmt.Errorf("tool %s failed: %s", sc.tool, resultText(res))
-	}
-	log.Info("tool result", "tool", sc.tool, "text", resultText(res))
 	return nil
+}
+
+// A call is one tool call the model makes.
+type call struct {
+	name string
+	args json.RawMessage
+}
+
+// calls returns the tool calls of scenario sc, given the server's tools.
+func calls(sc scenario, cc conformanceContext, tools []mcpconn.Tool) []call {
+	var out []call
+	switch {
+	case len(cc.ToolCalls) > 0:
+		for _, c := range cc.ToolCalls {
+			out = append(out, call{c.Name, c.Arguments})
+		}
+	case sc.every:
+		for _, t := range tools {
+			if t.ServerID == serverID {
+				out = append(out, call{t.OriginalName, nil})
+			}
+		}
+	case sc.tool == firstTool:
+		for _, t := range tools {
+			if t.ServerID == serverID {
+				out = append(out, call{t.OriginalName, nil})
+				break
+			}
+		}
+	case sc.tool != "":
+		out = append(out, call{sc.tool, json.RawMessage(sc.args)})
+	}
+	for i := range out {
+		if len(out[i].args) == 0 {
+			out[i].args = json.RawMessage(`{}`)
+		}
+	}
+	return out
 }
 
 // A loggedHandler writes why an authorization failed to the log: the
