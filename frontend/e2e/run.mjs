@@ -432,6 +432,34 @@ test('screenshots: chat with a reply and a tool card, approval modal, tools, log
   });
 });
 
+test('a remote server can sign in as a workload: the form takes the client ID and the identity token file', async () => {
+  await withPage(async (page) => {
+    await page.getByTestId('tab-tools').click();
+    await page.getByTestId('add-server').click();
+    const form = page.getByTestId('server-form');
+    await form.getByTestId('server-field-name').fill('CI gateway');
+    await form.getByTestId('server-field-transport').selectOption('http');
+    await form.getByTestId('server-field-url').fill('http://127.0.0.1:9/mcp');
+    await form.locator('summary', { hasText: 'Sign-in (OAuth)' }).click();
+    await form.getByTestId('server-field-grant').selectOption({ label: 'As a workload, with its identity token' });
+    await form.getByLabel('Client ID').fill('ci-agent');
+    // A relative path is refused, with the reason at the field.
+    await form.getByTestId('server-field-assertion-file').fill('token');
+    await form.getByTestId('server-save').click();
+    await form.getByText('must be an absolute path').waitFor({ timeout: WAIT });
+    await form.getByTestId('server-field-assertion-file').fill('/var/run/secrets/tokens/mcp');
+    await shot(page, 'server-form-workload');
+    await form.getByTestId('server-save').click();
+    await form.waitFor({ state: 'detached', timeout: WAIT });
+    try {
+      const saved = (await bound(page, 'ListServers')).find((s) => s.config.id === 'ci-gateway');
+      assert.deepEqual(saved?.config.auth, { clientId: 'ci-agent', grant: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertionFile: '/var/run/secrets/tokens/mcp' });
+    } finally {
+      await bound(page, 'DeleteServer', 'ci-gateway');
+    }
+  });
+});
+
 // ---- the dev server and the page's defences ----
 
 test('the dev server opens the IPC WebSocket only to the page itself, with the token', async () => {

@@ -105,12 +105,18 @@ var helpText = map[string]string{
 	"doctor":  "Usage: switchboard doctor\n\nExits 1 when something is broken; creates the data directory if it is missing.",
 	"servers": `Usage:
   switchboard servers [list]             list the configured MCP servers
+  switchboard servers tools [-schema] [ID]
+                                         connect the enabled servers (or only ID) and list their tools;
+                                         -schema prints each tool's input schema as the server sent it
   switchboard servers import FILE        import a claude_desktop_config.json, .vscode/mcp.json or ~/.cursor/mcp.json
                                          (- reads standard input); all or nothing
   switchboard servers export [-format F] print the servers as claude, vscode or cursor JSON
   switchboard servers remove ID          delete a server, its grants and its secrets
   switchboard servers disable ID         keep a server but do not start it
   switchboard servers enable ID          start a disabled server again
+  switchboard servers workload-identity ID CLIENT-ID TOKEN-FILE
+                                         sign in to a remote server as a workload, with the identity
+                                         token (a JWT) the platform keeps in TOKEN-FILE; ID off removes it
   switchboard servers set-secret ID NAME set env variable (local server) or header (remote server) NAME
                                          to the value read from standard input, kept in the OS keyring`,
 	"providers": `Usage:

@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/switchboard-app/switchboard/internal/core"
 	"io"
 	"maps"
 	"os"
@@ -15,12 +16,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
 func init() {
-	register("servers", "list, import (Claude Desktop, VS Code, Cursor), export, remove, enable, disable MCP servers and set their secrets", runServers)
+	register("servers", "list, import (Claude Desktop, VS Code, Cursor), export, remove, enable, disable MCP servers, list their tools and set their secrets", runServers)
 	doctorExtras = append(doctorExtras, doctorServers)
 }
 
@@ -57,6 +60,29 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 			return 2
 		}
 		return serversInheritEnv(ctx, env, args[1], args[2] == "on")
+	case "workload-identity":
+		if len(args) != 4 && !(len(args) == 3 && args[2] == "off") {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers workload-identity ID CLIENT-ID TOKEN-FILE   (sign in with the workload's identity token, a JWT the platform keeps in TOKEN-FILE)\n       switchboard servers workload-identity ID off")
+			return 2
+		}
+		clientID, file := "", ""
+		if len(args) == 4 {
+			clientID, file = args[2], args[3]
+		}
+		return serversWorkloadIdentity(ctx, env, args[1], clientID, file)
+	case "tools":
+		fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+		fs.SetOutput(env.Stderr)
+		schema := fs.Bool("schema", false, "print each tool's input schema as the server sent it")
+		wait := fs.Duration("wait-servers", 15*time.Second, "how long to wait for the servers to connect")
+		if err := fs.Parse(args[1:]); err != nil {
+			return 2
+		}
+		if fs.NArg() > 1 {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers tools [-schema] [-wait-servers D] [ID]   (flags before the ID)")
+			return 2
+		}
+		return serversTools(ctx, env, fs.Arg(0), *schema, *wait)
 	case "set-secret":
 		if len(args) != 3 {
 			fmt.Fprintln(env.Stderr, "usage: switchboard servers set-secret ID NAME   (the value is read from standard input)")
@@ -64,7 +90,7 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 		}
 		return serversSetSecret(ctx, env, args[1], args[2])
 	}
-	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, set-secret ID NAME)\n", args[0])
+	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, tools [-schema] [ID], import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, workload-identity ID CLIENT-ID TOKEN-FILE|off, set-secret ID NAME)\n", args[0])
 	return 2
 }
 
@@ -124,6 +150,32 @@ func serversInheritEnv(ctx context.Context, env *Env, id string, on bool) int {
 		fmt.Fprintf(env.Stdout, "server %s now sees your whole environment; its \"always allow\" grants were reset\n", id)
 	default:
 		fmt.Fprintf(env.Stdout, "server %s now sees only PATH, HOME, LANG and the like, plus its own variables; its \"always allow\" grants were reset\n", id)
+	}
+	return 0
+}
+
+// serversWorkloadIdentity sets or removes a remote server's sign-in as a
+// workload. A relative TOKEN-FILE is taken from the working directory.
+func serversWorkloadIdentity(ctx context.Context, env *Env, id, clientID, file string) int {
+	if file != "" && !filepath.IsAbs(file) {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "switchboard:", err)
+			return 1
+		}
+		file = abs
+	}
+	ok := changeServer(ctx, env, id, func(s *core.Services) error {
+		_, err := s.Servers.SetWorkloadIdentity(ctx, id, clientID, file)
+		return err
+	})
+	switch {
+	case !ok:
+		return 1
+	case clientID == "":
+		fmt.Fprintf(env.Stdout, "server %s no longer signs in as a workload\n", id)
+	default:
+		fmt.Fprintf(env.Stdout, "server %s signs in as client %s with the identity token in %s, read for every sign-in\n", id, clientID, file)
 	}
 	return 0
 }
@@ -195,6 +247,82 @@ func serversList(ctx context.Context, env *Env) int {
 	}
 	tw.Flush()
 	return 0
+}
+
+// serversTools connects the enabled servers, or only server id, waits up
+// to wait for them, and lists their tools. With schema, each tool's input
+// schema follows as the server sent it (mcpconn.Tool.Schema): the JSON
+// Schema whole, its $refs neither resolved nor fetched; models get a
+// cleaned copy.
+func serversTools(ctx context.Context, env *Env, id string, schema bool, wait time.Duration) int {
+	c, s, ok := openCore(ctx, env)
+	if !ok {
+		return 1
+	}
+	defer c.Close()
+	cfgs, err := s.Servers.Configs(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	if id != "" {
+		i := slices.IndexFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id })
+		switch {
+		case i < 0:
+			fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
+			return 1
+		case !cfgs[i].Enabled:
+			fmt.Fprintf(env.Stderr, "switchboard: server %s is disabled; switchboard servers enable %s starts it\n", id, id)
+			return 1
+		}
+		cfgs = cfgs[i : i+1]
+	}
+	if err := s.Manager.SetServers(cfgs); err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	if err := s.Manager.Start(ctx); err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	waitForServers(ctx, s.Manager, wait, env.Stderr)
+	tools := s.Manager.Tools()
+	if len(tools) == 0 {
+		fmt.Fprintln(env.Stdout, "No tools: no enabled server is connected.")
+		return 0
+	}
+	if schema {
+		printToolSchemas(env.Stdout, tools)
+		return 0
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTOOL\tENABLED\tDESCRIPTION")
+	for _, t := range tools {
+		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		if r := []rune(desc); len(r) > 80 {
+			desc = string(r[:79]) + "…"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", t.ServerID, t.OriginalName, t.Enabled, desc)
+	}
+	tw.Flush()
+	return 0
+}
+
+// printToolSchemas prints each tool, then its input schema as the server
+// sent it, indented.
+func printToolSchemas(w io.Writer, tools []mcpconn.Tool) {
+	for i, t := range tools {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s/%s (models see %s)\n", t.ServerID, t.OriginalName, t.Name)
+		var out bytes.Buffer
+		if len(t.Schema) == 0 || json.Indent(&out, t.Schema, "  ", "  ") != nil {
+			fmt.Fprintln(w, "  (not kept: the server sent no schema, or one larger than 256 KiB)")
+			continue
+		}
+		fmt.Fprintf(w, "  %s\n", out.Bytes())
+	}
 }
 
 func serversImport(ctx context.Context, env *Env, file string) int {

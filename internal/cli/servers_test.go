@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/switchboard-app/switchboard/internal/core"
 	"github.com/switchboard-app/switchboard/internal/paths"
 	"github.com/switchboard-app/switchboard/internal/secrets"
@@ -243,5 +245,38 @@ func TestServersInheritEnv(t *testing.T) {
 	}
 	if code, _, _ := run(t, dir, "", "servers", "inherit-env", "local", "yes"); code != 2 {
 		t.Errorf("inherit-env with neither on nor off: exit %d, want 2", code)
+	}
+}
+
+func TestServersWorkloadIdentity(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut, _ := importConfig(t, dir, `{"mcpServers": {
+		"local": {"command": "local-mcp"},
+		"web": {"url": "https://example.com/mcp"}
+	}}`); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	token := filepath.Join(dir, "token")
+	if code, out, errOut := run(t, dir, "", "servers", "workload-identity", "web", "ci-agent", token); code != 0 || !strings.Contains(out, "signs in as client ci-agent") {
+		t.Fatalf("workload-identity: exit %d: %s%s", code, out, errOut)
+	}
+	want := &serverconf.Auth{Grant: serverconf.GrantJWTBearer, ClientID: "ci-agent", AssertionFile: token}
+	if diff := cmp.Diff(want, storedConfig(t, dir, "web").Auth); diff != "" {
+		t.Errorf("stored auth (-want +got):\n%s", diff)
+	}
+	if code, _, errOut := run(t, dir, "", "servers", "workload-identity", "web", "off"); code != 0 {
+		t.Fatalf("workload-identity off: exit %d: %s", code, errOut)
+	}
+	if a := storedConfig(t, dir, "web").Auth; a != nil {
+		t.Errorf("workload-identity off left %+v", a)
+	}
+	if code, _, errOut := run(t, dir, "", "servers", "workload-identity", "local", "ci-agent", token); code != 1 || !strings.Contains(errOut, "local server") {
+		t.Errorf("workload-identity of a local server: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, dir, "", "servers", "workload-identity", "nope", "off"); code != 1 || !strings.Contains(errOut, `no server "nope"`) {
+		t.Errorf("workload-identity of an unknown server: exit %d: %s", code, errOut)
+	}
+	if code, _, _ := run(t, dir, "", "servers", "workload-identity", "web"); code != 2 {
+		t.Errorf("workload-identity without a client ID: exit %d, want 2", code)
 	}
 }

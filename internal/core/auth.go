@@ -60,6 +60,12 @@ type gatedHandler struct {
 	id string
 }
 
+// Transport forwards oauth.Transport: the DPoP RoundTripper of the
+// server's MCP requests.
+func (h *gatedHandler) Transport(base http.RoundTripper) http.RoundTripper {
+	return oauth.Transport(h.OAuthHandler, base)
+}
+
 func (h *gatedHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	h.a.mu.Lock()
 	in := h.a.interactive[h.id]

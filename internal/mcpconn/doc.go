@@ -40,6 +40,11 @@
 // call that finds its server's session lost waits for the reconnect under
 // way, within the call's deadline, and every error names the true state.
 //
+// A tool keeps two input schemas: the server's as sent (Tool.Schema, JSON
+// Schema 2020-12 whole, its $refs never dereferenced nor fetched), for the
+// user to read, and a copy cleaned into what every provider accepts
+// (Tool.InputSchema, see cleanSchema), which is all models ever get.
+//
 // Tool names are "<server>__<tool>", sanitized and suffixed with a hash of
 // the exact pair when needed, so they are valid for every provider, unique
 // and stable across restarts.

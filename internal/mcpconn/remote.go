@@ -215,7 +215,17 @@ func (m *Manager) remoteTransport(cfg serverconf.Config, headers map[string]stri
 	}
 	t := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: MaxEventSize}
 	if m.opts.AuthHandler != nil {
-		t.OAuthHandler = m.opts.AuthHandler(cfg)
+		h := m.opts.AuthHandler(cfg)
+		t.OAuthHandler = h
+		// A handler whose tokens are bound to a key (DPoP, RFC 9449)
+		// rewrites the requests that carry them, since the SDK sends every
+		// token as Bearer; it goes outside rec, so the origin checks and
+		// the 401 records see what is sent.
+		if w, ok := h.(interface {
+			Transport(http.RoundTripper) http.RoundTripper
+		}); ok {
+			client.Transport = w.Transport(rec)
+		}
 	}
 	return t, rec
 }

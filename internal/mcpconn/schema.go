@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,7 +13,8 @@ import (
 // the cleaner counts what it visits and what it would write, and gives up
 // early (falling back to anySchema) rather than after building the tree.
 const (
-	// maxSchemaBytes bounds a cleaned schema, about its size in JSON.
+	// maxSchemaBytes bounds a cleaned schema, about its size in JSON, and
+	// a schema as the server sent it (Tool.Schema), exactly.
 	maxSchemaBytes = 256 << 10
 	// maxSchemaWork bounds the nodes the cleaner visits and copies (an
 	// inlined $ref counts each time it is inlined).
@@ -80,6 +82,28 @@ func cleanSchema(schema any) (out json.RawMessage, note string) {
 		cleaned["properties"] = map[string]any{}
 	}
 	return encodeSchema(cleaned, tooBig)
+}
+
+// sentSchema encodes a tool's input schema as the server sent it (see
+// Tool.Schema): nothing is resolved, dropped or fetched, and "<", ">" and
+// "&" are not escaped (a pattern reads as written). It is nil when there
+// is none, or when it is larger than maxSchemaBytes or cannot be encoded;
+// such a schema is not kept, the cleaned one is.
+func sentSchema(schema any) json.RawMessage {
+	if schema == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(schema); err != nil {
+		return nil
+	}
+	raw := bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n"))) // not the buffer's spare capacity
+	if len(raw) > maxSchemaBytes || string(raw) == "null" {
+		return nil
+	}
+	return raw
 }
 
 // encodeSchema encodes s, or falls back to anySchema with a note when it

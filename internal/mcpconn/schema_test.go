@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,8 +10,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-app/switchboard/internal/eventtest"
+	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
 func TestCleanSchema(t *testing.T) {
@@ -284,4 +290,166 @@ func FuzzCleanSchema(f *testing.F) {
 			t.Fatalf("no properties: %s", got)
 		}
 	})
+}
+
+// orderSchema is a JSON Schema 2020-12 input schema using what providers
+// reject: $schema, $id, $defs with local $refs (a JSON pointer and an
+// $anchor), a network $ref to remote, allOf/anyOf/oneOf/not, if/then/else
+// and additionalProperties false.
+func orderSchema(t *testing.T, remote string) map[string]any {
+	t.Helper()
+	text := `{
+	  "$schema": "https://json-schema.org/draft/2020-12/schema",
+	  "$id": "https://example.com/schemas/order.json",
+	  "$comment": "kept as sent",
+	  "type": "object",
+	  "properties": {
+	    "item": {"$ref": "#/$defs/item", "description": "what to order"},
+	    "shipTo": {"$ref": "#address"},
+	    "customer": {"$ref": "` + remote + `/customer.json"},
+	    "pay": {"oneOf": [{"$ref": "#/$defs/card"}, {"$ref": "#/$defs/iban"}]},
+	    "express": {"type": "boolean"},
+	    "note": {"anyOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]}
+	  },
+	  "required": ["item"],
+	  "allOf": [{"required": ["shipTo"]}],
+	  "if": {"properties": {"express": {"const": true}}, "required": ["express"]},
+	  "then": {"required": ["note"]},
+	  "else": {"not": {"required": ["note"]}},
+	  "additionalProperties": false,
+	  "$defs": {
+	    "item": {"type": "object", "properties": {"sku": {"type": "string", "pattern": "^[A-Z]{3}-\\d+$"},
+	      "qty": {"type": "integer", "minimum": 1}}, "required": ["sku"], "additionalProperties": false},
+	    "address": {"$anchor": "address", "type": "object", "properties": {"line": {"type": "string"}}},
+	    "card": {"type": "object", "properties": {"number": {"type": "string"}}, "required": ["number"]},
+	    "iban": {"type": "object", "properties": {"iban": {"type": "string"}}, "required": ["iban"]}
+	  }
+	}`
+	var s map[string]any
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A tool's schema reaches Tool.Schema as the server sent it, through a
+// real listing and in the server:tools event, with its $refs neither
+// resolved nor fetched; models still get the cleaned schema in InputSchema.
+func TestToolKeepsSchemaAsSent(t *testing.T) {
+	var hits atomic.Int32
+	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte(`{"type":"object","properties":{"secret":{"type":"string"}}}`))
+	}))
+	defer remote.Close()
+	sent := orderSchema(t, remote.URL)
+	f := newMemServer()
+	f.tools = []*mcp.Tool{{Name: "order", InputSchema: sent}}
+	m, rec := f.start(t, Options{Logger: testLogger(t)}, serverconf.Config{Name: "Shop"})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	ev, err := rec.Wait(ctx, 0, eventtest.Is(EventServerTools, func(te ToolsEvent) bool { return te.ServerID == "x" && len(te.Tools) == 1 }))
+	if err != nil {
+		t.Fatalf("no server:tools event with the tool: %v", err)
+	}
+	tool, ok := m.Lookup("x__order")
+	if !ok {
+		t.Fatal("x__order is not registered")
+	}
+	for _, got := range []Tool{tool, ev.Payload.(ToolsEvent).Tools[0]} {
+		var schema map[string]any
+		if err := json.Unmarshal(got.Schema, &schema); err != nil {
+			t.Fatalf("Schema %q: %v", got.Schema, err)
+		}
+		if diff := cmp.Diff(sent, schema); diff != "" {
+			t.Errorf("Schema is not the schema as sent (-want +got):\n%s", diff)
+		}
+		want, _ := cleanSchema(sent)
+		if string(got.InputSchema) != string(want) {
+			t.Errorf("InputSchema is not the cleaned schema:\n got %s\nwant %s", got.InputSchema, want)
+		}
+	}
+	var cleaned map[string]any
+	if err := json.Unmarshal(tool.InputSchema, &cleaned); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"$schema", "$id", "$defs", "allOf", "anyOf", "oneOf", "if", "then", "else"} {
+		if _, ok := cleaned[k]; ok {
+			t.Errorf("the cleaned schema keeps %q at the top: %s", k, tool.InputSchema)
+		}
+	}
+	for _, k := range []string{`"$ref"`, `"$anchor"`, `"$comment"`} {
+		if strings.Contains(string(tool.InputSchema), k) {
+			t.Errorf("the cleaned schema keeps %s: %s", k, tool.InputSchema)
+		}
+	}
+	// The tool is encoded for the UI with both.
+	data, _ := json.Marshal(tool)
+	var wire struct{ InputSchema, Schema map[string]any }
+	if err := json.Unmarshal(data, &wire); err != nil || wire.Schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" || wire.InputSchema["type"] != "object" {
+		t.Errorf("encoded tool %s (%v)", data, err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the network $ref was fetched %d times", n)
+	}
+}
+
+// A schema over maxSchemaBytes as sent is not kept (Schema nil), whatever
+// becomes of the cleaned one; a kept schema counts in the listing's budget,
+// once when cleaning changed nothing.
+func TestToolSchemaAsSentIsBounded(t *testing.T) {
+	big := map[string]any{}
+	for i := range 5000 {
+		big[fmt.Sprintf("property_%05d", i)] = map[string]any{"type": "string", "description": strings.Repeat("d", 60)}
+	}
+	plain := map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}
+	withDefs := map[string]any{"type": "object", "properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/p"}},
+		"$defs": map[string]any{"p": map[string]any{"type": "string"}}}
+	for _, tt := range []struct {
+		name       string
+		schema     any
+		wantSchema bool   // Schema kept
+		wantInput  string // InputSchema, or "" for any but anySchema
+		wantShared bool   // Schema and InputSchema are one slice, counted once
+	}{
+		{name: "none sent", schema: nil, wantInput: string(anySchema)},
+		{name: "acceptable, kept once", schema: plain, wantSchema: true, wantShared: true},
+		{name: "cleaned, both kept", schema: withDefs, wantSchema: true},
+		{name: "too large as sent and cleaned", schema: map[string]any{"type": "object", "properties": big}, wantInput: string(anySchema)},
+		// Its cleaned form drops the unused $defs and is small.
+		{name: "too large as sent only", schema: map[string]any{"type": "object", "properties": map[string]any{}, "$defs": big}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newToolListing(DefaultMaxTools)
+			l.add(&mcp.Tool{Name: "t", InputSchema: tt.schema})
+			ti := l.tools[0]
+			if tt.wantSchema {
+				var got any
+				if err := json.Unmarshal(ti.sent, &got); err != nil {
+					t.Fatalf("Schema %q: %v", ti.sent, err)
+				}
+				if diff := cmp.Diff(tt.schema, got); diff != "" {
+					t.Errorf("Schema (-want +got):\n%s", diff)
+				}
+			} else if ti.sent != nil {
+				t.Errorf("Schema is %d bytes, want nil", len(ti.sent))
+			}
+			if tt.wantInput != "" && string(ti.schema) != tt.wantInput {
+				t.Errorf("InputSchema = %.100s, want %s", ti.schema, tt.wantInput)
+			}
+			if tt.wantInput == "" && string(ti.schema) == string(anySchema) {
+				t.Errorf("InputSchema is the any-object fallback")
+			}
+			if ti.sentIsSchema != tt.wantShared {
+				t.Errorf("sentIsSchema = %v, want %v", ti.sentIsSchema, tt.wantShared)
+			}
+			want := len(ti.name) + len(ti.schema)
+			if !tt.wantShared {
+				want += len(ti.sent)
+			}
+			if l.bytes != want {
+				t.Errorf("listing counts %d bytes, want %d", l.bytes, want)
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,8 +27,16 @@ type Tool struct {
 	Title        string `json:"title,omitempty"`
 	Description  string `json:"description"`
 	// InputSchema is the tool's input schema cleaned for providers (see
-	// cleanSchema): always an object schema.
+	// cleanSchema): always an object schema. It is what models get.
 	InputSchema json.RawMessage `json:"inputSchema" ts_type:"unknown"`
+	// Schema is the tool's input schema as the server sent it, for the
+	// user to read: JSON Schema 2020-12 kept whole ($schema, $defs, $ref,
+	// $anchor, allOf/anyOf/oneOf, if/then/else, ...), its $refs never
+	// dereferenced nor fetched. The SDK hands it over decoded, so it is
+	// encoded again: the same JSON value, in Go's key order. Nil when the
+	// server sent none, or one larger than maxSchemaBytes (256 KiB): then
+	// only the cleaned InputSchema exists.
+	Schema json.RawMessage `json:"schema,omitempty" ts_type:"unknown"`
 	// Annotations are the server's hints (readOnlyHint, destructiveHint, ...).
 	Annotations json.RawMessage `json:"annotations,omitempty" ts_type:"Record<string, unknown>"`
 	// Enabled is false when the user switched the tool off
@@ -66,9 +75,22 @@ type ToolRef struct {
 // toolInfo is a listed tool, prepared once per listing.
 type toolInfo struct {
 	name, title, description string
-	schema, annotations      json.RawMessage
-	definitionHash           string
-	appOnly                  bool
+	// schema is the cleaned input schema and sent the one the server sent
+	// (sentSchema); when cleaning changed nothing they are one slice, and
+	// sentIsSchema is set.
+	schema, sent, annotations json.RawMessage
+	sentIsSchema              bool
+	definitionHash            string
+	appOnly                   bool
+}
+
+// size is about what ti holds in memory, for maxListingBytes.
+func (ti *toolInfo) size() int {
+	n := len(ti.name) + len(ti.title) + len(ti.description) + len(ti.schema) + len(ti.annotations)
+	if !ti.sentIsSchema {
+		n += len(ti.sent)
+	}
+	return n
 }
 
 // Bounds on what one server lists; Options.MaxTools bounds how many tools.
@@ -83,7 +105,8 @@ const (
 	// maxToolNameBytes: a tool whose name is longer (or empty) is left out.
 	maxToolNameBytes = 256
 	// maxListingBytes bounds one server's prepared tools together (names,
-	// descriptions, schemas); the tools past it are left out.
+	// descriptions, schemas cleaned and as sent); the tools past it are
+	// left out.
 	maxListingBytes = 8 << 20
 	// maxListingPages bounds the pages of one tools/list; a listing is also
 	// read no further than countedTools times the tool limit.
@@ -141,7 +164,7 @@ func (l *toolListing) add(t *mcp.Tool) {
 		return
 	}
 	ti, clipped, schemaNote := prepareTool(t)
-	size := len(ti.name) + len(ti.title) + len(ti.description) + len(ti.schema) + len(ti.annotations)
+	size := ti.size()
 	if l.bytes+size > maxListingBytes {
 		l.full = true
 		l.overBudget++
@@ -240,6 +263,9 @@ func prepareTool(t *mcp.Tool) (ti toolInfo, clipped bool, schemaNote string) {
 		ti.description = d
 	}
 	ti.schema, schemaNote = cleanSchema(t.InputSchema)
+	if ti.sent = sentSchema(t.InputSchema); bytes.Equal(ti.sent, ti.schema) {
+		ti.sent, ti.sentIsSchema = ti.schema, true // passed through as sent: keep one copy
+	}
 	if t.Annotations != nil {
 		a := *t.Annotations
 		a.Title, _ = clipBytes(a.Title, maxTitleBytes)
@@ -339,7 +365,7 @@ func (m *Manager) rebuildRegistry() {
 			k := toolKey{p.id, t.name}
 			tool := Tool{
 				Name: names[k], ServerID: p.id, ServerName: p.name, OriginalName: t.name,
-				Title: t.title, Description: t.description, InputSchema: t.schema, Annotations: t.annotations,
+				Title: t.title, Description: t.description, InputSchema: t.schema, Schema: t.sent, Annotations: t.annotations,
 				Enabled: !slices.Contains(p.disabled, t.name), Fingerprint: p.fingerprint,
 				DefinitionHash: t.definitionHash, AppOnly: t.appOnly,
 			}

@@ -22,7 +22,8 @@ import (
 
 // credentialsHandler gets tokens with a grant that needs no user: the
 // client credentials grant (RFC 6749 section 4.4, MCP SEP-1046) or, with
-// grant set, the enterprise JWT bearer grant (enterprise.go). The client
+// grant set, a JWT bearer grant: enterprise-managed (enterprise.go) or
+// workload identity federation (workload.go). The client
 // authenticates with client_secret_basic, client_secret_post or
 // private_key_jwt (RFC 7523). The SDK's extauth.ClientCredentialsHandler
 // is not used: it picks the secret method from metadata only, has no
@@ -159,6 +160,19 @@ func (h *credentialsHandler) fetcher(asm *oauthex.AuthServerMeta, resource strin
 			}
 			p.Set("client_assertion_type", ClientAssertionType)
 			p.Set("client_assertion", assertion)
+			cc := clientcredentials.Config{ClientID: h.cfg.ClientID, TokenURL: asm.TokenEndpoint, Scopes: scopes,
+				EndpointParams: p, AuthStyle: oauth2.AuthStyleInParams}
+			return cc.Token(ctx)
+		}, nil
+	}
+	if h.cfg.ClientSecretRef == "" && h.cfg.AssertionFile != "" {
+		// A workload is a public client: its identity token is its
+		// credential (SEP-1933).
+		return func(ctx context.Context) (*oauth2.Token, error) {
+			p, err := requestParams(ctx)
+			if err != nil {
+				return nil, err
+			}
 			cc := clientcredentials.Config{ClientID: h.cfg.ClientID, TokenURL: asm.TokenEndpoint, Scopes: scopes,
 				EndpointParams: p, AuthStyle: oauth2.AuthStyleInParams}
 			return cc.Token(ctx)

@@ -14,7 +14,12 @@
 //     user's sign-in at the enterprise identity provider exchanged for an
 //     ID-JAG, and that for a token, with no browser per server,
 //   - 2025-03-26 servers whose metadata at the root names an issuer at a
-//     path of their origin (legacy.go).
+//     path of their origin (legacy.go),
+//   - DPoP (RFC 9449, SEP-1932, dpop.go): tokens bound to a per-server key
+//     kept in the Store, a proof on every token and MCP request, nonces
+//     answered. MCP requests get it only through Transport, which the
+//     MCP transport's HTTP client must use: the SDK sends every token as
+//     Bearer.
 //
 // Where tokens and secrets may go: a stored token and a registered client
 // are bound to the canonical URL of the server (Options.ServerURL) and the

@@ -149,6 +149,8 @@ func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuth
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	log := opts.Logger.With("server", serverID)
+	srv.dpop = newDPoP(serverID, opts.Store, log)
+	opts.HTTPClient = srv.dpop.client(opts.HTTPClient) // token requests get DPoP proofs (dpop.go)
 	// Refreshes outlive the request that started the session: they run
 	// under a background context that carries the HTTP client.
 	refreshCtx := context.WithValue(context.Background(), oauth2.HTTPClient, opts.HTTPClient)
@@ -158,6 +160,13 @@ func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuth
 		return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx, srv: srv,
 			what: "the client credentials"}, nil
 	case GrantJWTBearer:
+		if a.AssertionFile != "" {
+			if a.ClientID == "" {
+				return nil, errors.New("oauth: workload identity federation needs the client ID registered with the server's authorization server")
+			}
+			return &credentialsHandler{id: serverID, cfg: a, opts: opts, log: log, refreshCtx: refreshCtx, srv: srv,
+				grant: workloadGrant(a.AssertionFile), what: "the workload identity token"}, nil
+		}
 		if a.ClientID == "" {
 			return nil, errors.New("oauth: enterprise-managed authorization needs the client ID registered with the server's authorization server")
 		}
@@ -181,6 +190,7 @@ func NewHandler(serverID string, cfg *serverconf.Auth, opts Options) (auth.OAuth
 // A serverRef is the server a handler signs in to.
 type serverRef struct {
 	guard *netguard.Guard // of the default HTTP client; nil with the caller's
+	dpop  *dpop           // its DPoP key and nonces
 
 	mu       sync.Mutex
 	resource string // CanonicalResource of the server's URL; "" until known
@@ -274,6 +284,7 @@ func (h *codeHandler) restore() error {
 		ClientID: t.ClientID, ClientSecret: secret, Scopes: t.Scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: t.AuthURL, TokenURL: t.TokenURL, AuthStyle: t.AuthStyle},
 	}
+	h.srv.dpop.restored(t.TokenType, t.TokenURL)
 	h.session, h.granted = h.newSession(conf, t.token(), binding{Resource: t.Resource, Issuer: t.Issuer}), t.Scopes
 	return nil
 }

@@ -73,11 +73,7 @@ func parseSigningKey(pemData string) (*signingKey, error) {
 // issuer identifier, as draft-ietf-oauth-rfc7523bis requires, as a single
 // string.
 func (k *signingKey) clientAssertion(clientID, audience string, now time.Time) (string, error) {
-	header, err := json.Marshal(map[string]string{"alg": k.alg, "typ": "JWT"})
-	if err != nil {
-		return "", err
-	}
-	claims, err := json.Marshal(map[string]any{
+	jwt, err := k.sign(map[string]any{"alg": k.alg, "typ": "JWT"}, map[string]any{
 		"iss": clientID,
 		"sub": clientID,
 		"aud": audience,
@@ -86,10 +82,23 @@ func (k *signingKey) clientAssertion(clientID, audience string, now time.Time) (
 		"exp": now.Add(assertionLifetime).Unix(),
 	})
 	if err != nil {
+		return "", fmt.Errorf("signing client assertion: %w", err)
+	}
+	return jwt, nil
+}
+
+// sign returns the compact JWS of claims under header, which names k.alg.
+func (k *signingKey) sign(header, claims map[string]any) (string, error) {
+	h, err := json.Marshal(header)
+	if err != nil {
+		return "", err
+	}
+	c, err := json.Marshal(claims)
+	if err != nil {
 		return "", err
 	}
 	enc := base64.RawURLEncoding
-	signingInput := enc.EncodeToString(header) + "." + enc.EncodeToString(claims)
+	signingInput := enc.EncodeToString(h) + "." + enc.EncodeToString(c)
 	digest := sha256.Sum256([]byte(signingInput))
 
 	var sig []byte
@@ -105,9 +114,11 @@ func (k *signingKey) clientAssertion(clientID, audience string, now time.Time) (
 			s.FillBytes(sig[32:])
 		}
 		err = serr
+	default:
+		err = fmt.Errorf("unsupported key type %T", k.key)
 	}
 	if err != nil {
-		return "", fmt.Errorf("signing client assertion: %w", err)
+		return "", err
 	}
 	return signingInput + "." + enc.EncodeToString(sig), nil
 }

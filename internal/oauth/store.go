@@ -37,10 +37,14 @@ func ClientKey(serverID string) string { return "oauth/" + serverID + "/client" 
 // one they are sent to (see pinIssuer).
 func IssuerKey(serverID string) string { return "oauth/" + serverID + "/issuer" }
 
+// DPoPKey is the secrets key of the private key (PKCS #8 PEM, P-256) that
+// a server's DPoP-bound tokens are bound to (dpop.go).
+func DPoPKey(serverID string) string { return "oauth/" + serverID + "/dpop" }
+
 // Keys are every secrets key of a server's OAuth state; SignOut deletes
 // them.
 func Keys(serverID string) []string {
-	return []string{TokenKey(serverID), ClientKey(serverID), IssuerKey(serverID)}
+	return []string{TokenKey(serverID), ClientKey(serverID), IssuerKey(serverID), DPoPKey(serverID)}
 }
 
 // ErrIssuerChanged is matched (errors.Is) by the error of a sign-in whose
@@ -104,8 +108,8 @@ func NewStore(s Secrets, isNotFound func(error) bool) *Store {
 	return &Store{secrets: s, isNotFound: isNotFound}
 }
 
-// SignOut forgets the server's token, registered client and pinned
-// issuer, so the next connection needs a new sign-in. It does not revoke
+// SignOut forgets the server's token, registered client, pinned issuer
+// and DPoP key, so the next connection needs a new sign-in. It does not revoke
 // the token at the authorization server.
 func (s *Store) SignOut(serverID string) error {
 	var errs []error

@@ -92,13 +92,22 @@ type Auth struct {
 	// ClientID means dynamic registration or a client ID metadata document.
 	ClientID        string `json:"clientId,omitempty"`
 	ClientSecretRef string `json:"clientSecretRef,omitempty"`
-	// Grant is "authorization_code" (default) or "client_credentials".
+	// Grant is "authorization_code" (default), "client_credentials" or
+	// GrantJWTBearer.
 	Grant string `json:"grant,omitempty"`
 	// ClientAuth is "client_secret_basic", "client_secret_post" or "private_key_jwt".
 	ClientAuth string `json:"clientAuth,omitempty"`
 	// PrivateKeyRef names the keyring entry holding a PEM key for private_key_jwt.
 	PrivateKeyRef string   `json:"privateKeyRef,omitempty"`
 	Scopes        []string `json:"scopes,omitempty"`
+	// AssertionFile, with GrantJWTBearer, is workload identity federation
+	// (SEP-1933): the absolute path of a file holding the workload's
+	// identity token, a JWT that the platform Switchboard runs on (a
+	// Kubernetes projected token, a CI job's OIDC token, a cloud agent)
+	// keeps fresh. It is read for every token request and sent as the
+	// assertion. Empty with GrantJWTBearer means enterprise-managed
+	// authorization through the user's identity provider.
+	AssertionFile string `json:"assertionFile,omitempty"`
 
 	// ClientSecret and PrivateKey carry a new secret or key from the form
 	// to the save, which moves them into the keyring (ExtractSecrets) and

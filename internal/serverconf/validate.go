@@ -3,6 +3,7 @@ package serverconf
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,8 +21,9 @@ const (
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
-	// GrantJWTBearer is enterprise-managed authorization (an identity
-	// provider's assertion exchanged for a token, SEP-990).
+	// GrantJWTBearer is an assertion exchanged for a token (RFC 7523):
+	// the identity provider's, in enterprise-managed authorization
+	// (SEP-990), or the workload's identity token (Auth.AssertionFile).
 	GrantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 	ClientSecretBasic = "client_secret_basic"
@@ -259,6 +261,13 @@ func validateAuth(v *validator, cfg *Config, a *Auth) {
 		if a.PrivateKeyRef != "" && a.ClientSecretRef != "" {
 			v.add("auth.clientAuth", "set it to choose between the client secret and the private key")
 		}
+	}
+	switch {
+	case a.AssertionFile == "":
+	case a.Grant != GrantJWTBearer:
+		v.add("auth.assertionFile", "is used only with the %s grant", GrantJWTBearer)
+	case !filepath.IsAbs(a.AssertionFile):
+		v.add("auth.assertionFile", "must be an absolute path (got %q)", a.AssertionFile)
 	}
 	for i, s := range a.Scopes {
 		if !validScope(s) {

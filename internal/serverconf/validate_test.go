@@ -112,6 +112,14 @@ func TestValidateMessages(t *testing.T) {
 		{"client credentials without credentials", func(c *Config) {
 			c.Auth = &Auth{Grant: GrantClientCredentials, ClientID: "svc"}
 		}, true, []FieldError{{"auth.clientSecretRef", "the client_credentials grant needs a client secret or a private key"}}},
+		{"token file without the jwt-bearer grant", func(c *Config) { c.Auth = &Auth{ClientID: "w", AssertionFile: "/run/token"} }, true,
+			[]FieldError{{"auth.assertionFile", "is used only with the urn:ietf:params:oauth:grant-type:jwt-bearer grant"}}},
+		{"relative token file", func(c *Config) {
+			c.Auth = &Auth{Grant: GrantJWTBearer, ClientID: "w", AssertionFile: "token"}
+		}, true, []FieldError{{"auth.assertionFile", `must be an absolute path (got "token")`}}},
+		{"workload without client id", func(c *Config) {
+			c.Auth = &Auth{Grant: GrantJWTBearer, AssertionFile: "/run/token"}
+		}, true, []FieldError{{"auth.clientId", "is required for the urn:ietf:params:oauth:grant-type:jwt-bearer grant"}}},
 		{"secret without client id", func(c *Config) { c.Auth = &Auth{ClientSecretRef: csRef} }, true,
 			[]FieldError{{"auth.clientId", "is required when a client secret is set"}}},
 		{"private_key_jwt without key", func(c *Config) {

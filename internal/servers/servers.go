@@ -295,6 +295,25 @@ func (s *Service) SetInheritEnv(ctx context.Context, id string, on bool) (server
 	return s.Save(ctx, cfg)
 }
 
+// SetWorkloadIdentity makes remote server id sign in as a workload
+// (serverconf.Auth.AssertionFile): as OAuth client clientID, with the
+// identity token the platform keeps in file. An empty clientID removes
+// the server's sign-in settings.
+func (s *Service) SetWorkloadIdentity(ctx context.Context, id, clientID, file string) (serverconf.Config, error) {
+	cfg, err := s.stored(ctx, id)
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Transport == serverconf.TransportStdio {
+		return cfg, fmt.Errorf("server %q is a local server: it signs in to nothing", id)
+	}
+	cfg.Auth = nil
+	if clientID != "" {
+		cfg.Auth = &serverconf.Auth{Grant: serverconf.GrantJWTBearer, ClientID: clientID, AssertionFile: file}
+	}
+	return s.Save(ctx, cfg)
+}
+
 // SetSecret stores value in the keyring under the server's own entry for
 // env variable name (a local server) or header name (a remote one), and
 // makes the config refer to it.

@@ -267,6 +267,7 @@ export namespace mcpconn {
 	    title?: string;
 	    description: string;
 	    inputSchema: unknown;
+	    schema?: unknown;
 	    annotations?: Record<string, unknown>;
 	    enabled: boolean;
 	    appOnly?: boolean;
@@ -328,6 +329,7 @@ export namespace serverconf {
 	    clientAuth?: string;
 	    privateKeyRef?: string;
 	    scopes?: string[];
+	    assertionFile?: string;
 	    clientSecret?: string;
 	    privateKey?: string;
 	}

@@ -1,6 +1,6 @@
 // Package oauthtest runs, in process, the servers a test of Switchboard's
 // OAuth sign-in talks to: an authorization server (AuthServer), an MCP
-// server it protects (NewProtectedMCP, NewLegacyMCP), an enterprise
+// server it protects (NewProtectedMCP, NewLegacyMCP, NewDPoPMCP), an enterprise
 // identity provider (IdentityProvider), and a Browser that stands in for
 // the user's.
 //
@@ -68,13 +68,22 @@ type AuthServerOptions struct {
 	ClientID     string
 	ClientSecret string
 	ClientKey    crypto.PublicKey
+	// DPoP advertises ES256 DPoP proofs (RFC 9449) in the metadata. A
+	// token request with a proof, which must be valid, gets a token of
+	// type DPoP bound to the proof's key, and a refresh token bound to it
+	// too; Verify refuses such a token as a Bearer one.
+	DPoP bool
+	// DPoPNonce, with DPoP, is the nonce every token request's proof must
+	// carry; the first without gets use_dpop_nonce and the nonce.
+	DPoPNonce string
 }
 
 // An AuthServer is an OAuth 2.1 authorization server over httptest: RFC
 // 8414 metadata, dynamic client registration (loopback redirect URIs
 // only), an authorization endpoint that approves (or, with Deny, refuses)
 // at once, and a token endpoint for authorization_code (PKCE S256
-// checked), refresh_token (rotated), client_credentials and jwt-bearer.
+// checked), refresh_token (rotated), client_credentials and jwt-bearer,
+// with DPoP-bound tokens (dpop.go) when AuthServerOptions.DPoP is set.
 // Every request must name the resource set by SetResource.
 type AuthServer struct {
 	// URL is the issuer; its endpoints are URL+"/authorize", "/token" and
@@ -95,8 +104,12 @@ type AuthServer struct {
 	registrations  int
 	authorizations int
 	refreshes      int
-	clientAuth     []string        // "basic", "post", "jwt", per authenticated request
-	jtis           map[string]bool // client assertion IDs seen
+	clientAuth     []string          // "basic", "post", "jwt", per authenticated request
+	jtis           map[string]bool   // client assertion and DPoP proof IDs seen
+	bound          map[string]string // access or refresh token -> DPoP key thumbprint
+	dpopAccepted   []DPoPProof
+	dpopNonces     int
+	dpopRefused    []string
 	assertions     map[string]bool // ID-JAGs accepted once by the jwt-bearer grant
 }
 
@@ -107,7 +120,7 @@ type issuedCode struct {
 // NewAuthServer starts an AuthServer, closed when the test ends.
 func NewAuthServer(t testing.TB, opts *AuthServerOptions) *AuthServer {
 	a := &AuthServer{t: t, clients: map[string][]string{}, codes: map[string]issuedCode{}, access: map[string]time.Time{},
-		refresh: map[string]bool{}, jtis: map[string]bool{}, assertions: map[string]bool{}}
+		refresh: map[string]bool{}, jtis: map[string]bool{}, assertions: map[string]bool{}, bound: map[string]string{}}
 	if opts != nil {
 		a.opts = *opts
 	}
@@ -207,19 +220,19 @@ func (a *AuthServer) ClientAuth() []string {
 }
 
 // Verify is the resource server's auth.TokenVerifier: it accepts the
-// access tokens this server issued, until they expire.
+// Bearer access tokens this server issued, until they expire.
 func (a *AuthServer) Verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	exp, ok := a.access[token]
-	if !ok || time.Now().After(exp) {
+	if !ok || time.Now().After(exp) || a.bound[token] != "" {
 		return nil, auth.ErrInvalidToken
 	}
 	return &auth.TokenInfo{Scopes: []string{"mcp"}, Expiration: exp}, nil
 }
 
 func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	meta := map[string]any{
 		"issuer":                                a.URL,
 		"authorization_endpoint":                a.URL + "/authorize",
 		"token_endpoint":                        a.URL + "/token",
@@ -229,7 +242,11 @@ func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": a.opts.AuthMethods,
 		"scopes_supported":                      []string{"mcp", "offline_access"},
-	})
+	}
+	if a.opts.DPoP {
+		meta["dpop_signing_alg_values_supported"] = []string{"ES256"}
+	}
+	writeJSON(w, http.StatusOK, meta)
 }
 
 func (a *AuthServer) register(w http.ResponseWriter, r *http.Request) {
@@ -300,6 +317,10 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	jkt, ok := a.tokenProof(w, r)
+	if !ok {
+		return
+	}
 	switch f.Get("grant_type") {
 	case "authorization_code":
 		c, ok := a.codes[f.Get("code")]
@@ -313,23 +334,24 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		case f.Get("resource") != a.resource:
 			oauthError(w, http.StatusBadRequest, "invalid_target")
 		default:
-			a.issue(w, true)
+			a.issue(w, true, jkt)
 		}
 	case "refresh_token":
-		if !a.refresh[f.Get("refresh_token")] {
+		rt := f.Get("refresh_token")
+		if !a.refresh[rt] || a.bound[rt] != "" && a.bound[rt] != jkt {
 			oauthError(w, http.StatusBadRequest, "invalid_grant")
 			return
 		}
-		delete(a.refresh, f.Get("refresh_token")) // rotation
+		delete(a.refresh, rt) // rotation
 		a.refreshes++
-		a.issue(w, true)
+		a.issue(w, true, jkt)
 	case "client_credentials":
 		if err := a.checkClientAuth(r, f); err != nil {
 			a.t.Logf("client authentication failed: %v", err)
 			oauthError(w, http.StatusUnauthorized, "invalid_client")
 			return
 		}
-		a.issue(w, false)
+		a.issue(w, false, jkt)
 	case GrantJWTBearer:
 		if err := a.checkClientAuth(r, f); err != nil {
 			a.t.Logf("client authentication failed: %v", err)
@@ -344,22 +366,30 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		case f.Get("resource") != a.resource:
 			oauthError(w, http.StatusBadRequest, "invalid_target")
 		default:
-			a.issue(w, false)
+			a.issue(w, false, jkt)
 		}
 	default:
 		oauthError(w, http.StatusBadRequest, "unsupported_grant_type")
 	}
 }
 
-// issue answers a token request; called with a.mu held.
-func (a *AuthServer) issue(w http.ResponseWriter, withRefresh bool) {
+// issue answers a token request, binding the tokens to the DPoP key jkt
+// unless it is empty; called with a.mu held.
+func (a *AuthServer) issue(w http.ResponseWriter, withRefresh bool, jkt string) {
 	at := "at-" + rand.Text()
 	a.access[at] = time.Now().Add(a.opts.TokenLifetime)
 	a.issued = append(a.issued, at)
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(a.opts.TokenLifetime.Seconds())}
+	if jkt != "" {
+		resp["token_type"] = "DPoP"
+		a.bound[at] = jkt
+	}
 	if withRefresh {
 		rt := "rt-" + rand.Text()
 		a.refresh[rt] = true
+		if jkt != "" {
+			a.bound[rt] = jkt
+		}
 		a.issued = append(a.issued, rt)
 		resp["refresh_token"] = rt
 	}

@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,9 @@ type conformanceContext struct {
 	IdPIssuer   string `json:"idp_issuer"`
 	IdPClientID string `json:"idp_client_id"`
 	IdPIDToken  string `json:"idp_id_token"`
+	// ValidJWT is the workload's identity token, which the platform would
+	// write to a file (workload identity federation).
+	ValidJWT string `json:"valid_jwt"`
 	// ToolCalls are the calls the model would make, with its arguments.
 	ToolCalls []struct {
 		Name      string          `json:"name"`
@@ -82,6 +86,9 @@ type scenario struct {
 	// every calls each listed tool in turn, with no arguments, as a model
 	// trying them all would.
 	every bool
+	// echoSchemaOf names a tool whose schema as sent (what the tools panel
+	// and "servers tools -schema" show) is passed to tool as {"schema": ...}.
+	echoSchemaOf string
 	// refuse: the suite expects the client to give up (on a resource
 	// that does not match the server, on endless step-up demands), so the
 	// connection must fail; that is success.
@@ -102,6 +109,7 @@ var scenarios = map[string]scenario{
 	"http-custom-headers":                 {},
 	"http-invalid-tool-headers":           {tool: "valid_tool"},
 	"json-schema-ref-no-deref":            {},
+	"json-schema-2020-12-preservation":    {tool: "json_schema_echo", echoSchemaOf: "json_schema_2020_12_tool"},
 
 	"auth/iss-supported":                    authCode,
 	"auth/iss-not-advertised":               authCode,
@@ -112,6 +120,7 @@ var scenarios = map[string]scenario{
 	"auth/metadata-issuer-mismatch":         {tool: "test-tool", refuse: true},
 	"auth/authorization-server-migration":   authCode,
 	"auth/enterprise-managed-authorization": {tool: "test-tool", auth: enterpriseManaged},
+	"auth/wif-jwt-bearer":                   {tool: firstTool, auth: workload},
 
 	"auth/metadata-default":                     authCode,
 	"auth/metadata-var1":                        authCode,
@@ -194,6 +203,24 @@ func enterpriseManaged(cc conformanceContext, sec *secrets.Memory) (*serverconf.
 	return a, nil
 }
 
+// workload is workload identity federation: the platform keeps the
+// workload's identity token in a file, which the server's settings name.
+func workload(cc conformanceContext, _ *secrets.Memory) (*serverconf.Auth, error) {
+	if cc.ClientID == "" || cc.ValidJWT == "" {
+		return nil, errors.New("MCP_CONFORMANCE_CONTEXT has no client_id and valid_jwt")
+	}
+	dir, err := os.MkdirTemp("", "conformance-wif-")
+	if err != nil {
+		return nil, err
+	}
+	atExit = append(atExit, func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "token")
+	if err := os.WriteFile(path, []byte(cc.ValidJWT+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return &serverconf.Auth{Grant: serverconf.GrantJWTBearer, ClientID: cc.ClientID, AssertionFile: path}, nil
+}
+
 // enterprise is the identity provider the user signed in to, when the
 // scenario has one.
 func enterprise(cc conformanceContext) *oauth.Enterprise {
@@ -212,6 +239,9 @@ func enterprise(cc conformanceContext) *oauth.Enterprise {
 	}
 }
 
+// atExit runs when the scenario ends.
+var atExit []func()
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: client <server-url>   (MCP_CONFORMANCE_SCENARIO names the scenario)")
@@ -223,6 +253,9 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
 	err := run(ctx, log, name, serverURL, os.Getenv("MCP_CONFORMANCE_CONTEXT"))
 	cancel()
+	for _, f := range atExit {
+		f()
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "conformance client: scenario %s: %v\n", name, err)
 		os.Exit(1)
@@ -383,6 +416,11 @@ func calls(sc scenario, cc conformanceContext, tools []mcpconn.Tool) []call {
 				break
 			}
 		}
+	case sc.echoSchemaOf != "":
+		if t, ok := findTool(tools, sc.echoSchemaOf); ok && t.Schema != nil {
+			args, _ := json.Marshal(map[string]json.RawMessage{"schema": t.Schema})
+			out = append(out, call{sc.tool, args})
+		}
 	case sc.tool != "":
 		out = append(out, call{sc.tool, json.RawMessage(sc.args)})
 	}
@@ -400,6 +438,17 @@ func calls(sc scenario, cc conformanceContext, tools []mcpconn.Tool) []call {
 type loggedHandler struct {
 	auth.OAuthHandler
 	log *slog.Logger
+}
+
+// Transport passes on the handler's DPoP transport, as core's handler
+// does (internal/core/auth.go).
+func (h loggedHandler) Transport(base http.RoundTripper) http.RoundTripper {
+	if w, ok := h.OAuthHandler.(interface {
+		Transport(http.RoundTripper) http.RoundTripper
+	}); ok {
+		return w.Transport(base)
+	}
+	return base
 }
 
 func (h loggedHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {

@@ -79,7 +79,16 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
       config: { id: 'files', name: 'Files', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me'], enabled: true, env: { API_KEY: { secretRef: 'server/files/env/API_KEY' } } },
       status: { serverId: 'files', state: 'connected', toolCount: 2, protocolVersion: '2025-06-18' },
       tools: [
-        { name: 'files__read_file', serverId: 'files', serverName: 'Files', originalName: 'read_file', description: 'Read a file from disk.', inputSchema: {}, enabled: true },
+        {
+          name: 'files__read_file', serverId: 'files', serverName: 'Files', originalName: 'read_file', description: 'Read a file from disk.',
+          inputSchema: { type: 'object', properties: { path: { type: 'string' }, range: { type: 'object', properties: { from: { type: 'integer', minimum: 1 } } } }, required: ['path'], additionalProperties: false },
+          schema: {
+            $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object',
+            properties: { path: { type: 'string' }, range: { $ref: '#/$defs/range' } }, required: ['path'], additionalProperties: false,
+            $defs: { range: { type: 'object', properties: { from: { type: 'integer', minimum: 1 } } } },
+          },
+          enabled: true,
+        },
         { name: 'files__write_file', serverId: 'files', serverName: 'Files', originalName: 'write_file', description: 'Write a file.', inputSchema: {}, enabled: false },
       ],
     },

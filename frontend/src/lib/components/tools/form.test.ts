@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configToForm, emptyForm, formToConfig } from './form';
+import { JWT_BEARER, configToForm, emptyForm, formToConfig } from './form';
 import type { ServerConfig } from '../../backend';
 
 describe('server form', () => {
@@ -34,6 +34,16 @@ describe('server form', () => {
     const a = formToConfig(f).auth!;
     expect(a.clientSecretRef).toBeUndefined();
     expect(a.privateKey).toContain('BEGIN PRIVATE KEY');
+  });
+
+  it('a workload signs in with its identity token file, kept only with the JWT bearer grant', () => {
+    const stored: ServerConfig = { id: 'ci', name: 'CI', transport: 'http', url: 'https://mcp.example/mcp', enabled: true,
+      auth: { clientId: 'workload', grant: JWT_BEARER, assertionFile: '/var/run/secrets/tokens/mcp' } };
+    const f = configToForm(stored);
+    expect(f.assertionFile).toBe('/var/run/secrets/tokens/mcp');
+    expect(formToConfig(f).auth).toMatchObject(stored.auth!);
+    f.grant = 'client_credentials';
+    expect(formToConfig(f).auth!.assertionFile).toBeUndefined();
   });
 });
 

@@ -27,8 +27,10 @@ export interface ServerForm {
   clientId: string;
   /** Space-separated. */
   scopes: string;
-  /** '' (sign in in the browser) or 'client_credentials' (no user). */
+  /** '' (sign in in the browser), 'client_credentials' (no user) or JWT_BEARER. */
   grant: string;
+  /** With JWT_BEARER: the workload identity token file; '' = enterprise sign-in. */
+  assertionFile: string;
   /** '' (none or automatic), client_secret_basic, client_secret_post, private_key_jwt. */
   clientAuth: string;
   /** A new secret or key; '' keeps the stored one. */
@@ -71,6 +73,7 @@ export function emptyForm(): ServerForm {
     clientId: '',
     scopes: '',
     grant: '',
+    assertionFile: '',
     clientAuth: '',
     clientSecret: '',
     privateKey: '',
@@ -98,6 +101,7 @@ export function configToForm(c: ServerConfig): ServerForm {
     clientId: auth?.clientId ?? '',
     scopes: (auth?.scopes ?? []).join(' '),
     grant: auth?.grant ?? '',
+    assertionFile: auth?.assertionFile ?? '',
     clientAuth: auth?.clientAuth ?? '',
     clientSecret: '',
     privateKey: '',
@@ -106,6 +110,9 @@ export function configToForm(c: ServerConfig): ServerForm {
     rest: { ...rest, auth },
   };
 }
+
+/** The RFC 7523 JWT bearer grant: a workload's identity token, or an enterprise sign-in. */
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 export function formToConfig(f: ServerForm): ServerConfig {
   const { auth: oldAuth, ...rest } = f.rest;
@@ -129,6 +136,7 @@ export function formToConfig(f: ServerForm): ServerConfig {
         clientId: f.clientId.trim() || undefined,
         scopes: scopes.length ? scopes : undefined,
         grant: f.grant || undefined,
+        assertionFile: (f.grant === JWT_BEARER && f.assertionFile.trim()) || undefined,
         clientAuth: f.clientAuth || undefined,
         clientSecret: f.clientSecret.trim() || undefined,
         privateKey: f.privateKey.trim() ? f.privateKey.trim() + '\n' : undefined,
