@@ -414,6 +414,14 @@ test('screenshots: chat with a reply and a tool card, approval modal, tools, log
       await page.locator('[data-testid=server-row][data-id=everything][data-state=connected]').waitFor({ timeout: WAIT });
       await page.locator('[data-testid=server-row][data-id=broken][data-state=failed]').waitFor({ timeout: WAIT });
       await shot(page, `tools-${theme}`);
+      // A tool's schema, as the server sent it.
+      const everything = page.locator('[data-testid=server-row][data-id=everything]');
+      await everything.getByTestId('server-tools-toggle').click();
+      const echoRow = everything.locator('[data-testid=tool-row][data-tool=echo]');
+      await echoRow.getByTestId('tool-schema').locator('summary').click();
+      await echoRow.getByTestId('tool-schema-json').waitFor({ timeout: WAIT });
+      await shot(page, `tool-schema-${theme}`);
+      await everything.getByTestId('server-tools-toggle').click();
 
       await page.locator('[data-testid=server-row][data-id=broken]').getByTestId('server-logs').click();
       await page.getByTestId('log-line').filter({ hasText: 'fatal: missing config' }).first().waitFor({ timeout: WAIT });

@@ -219,7 +219,9 @@ func serversSetSecret(ctx context.Context, env *Env, id, name string) int {
 	return 0
 }
 
-func serversList(ctx context.Context, env *Env) int {
+// withConfigs opens the core and runs f with the configured servers,
+// returning f's exit code, or 1, saying why, when either cannot be had.
+func withConfigs(ctx context.Context, env *Env, f func(s *core.Services, cfgs []serverconf.Config) int) int {
 	c, s, ok := openCore(ctx, env)
 	if !ok {
 		return 1
@@ -230,6 +232,17 @@ func serversList(ctx context.Context, env *Env) int {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
 		return 1
 	}
+	return f(s, cfgs)
+}
+
+func serversList(ctx context.Context, env *Env) int {
+	return withConfigs(ctx, env, func(_ *core.Services, cfgs []serverconf.Config) int {
+		return printServers(env, cfgs)
+	})
+}
+
+// printServers prints the configured servers as a table.
+func printServers(env *Env, cfgs []serverconf.Config) int {
 	if len(cfgs) == 0 {
 		fmt.Fprintln(env.Stdout, "No MCP servers configured. Add one in the app, or: switchboard servers import FILE")
 		return 0
@@ -255,16 +268,13 @@ func serversList(ctx context.Context, env *Env) int {
 // Schema whole, its $refs neither resolved nor fetched; models get a
 // cleaned copy.
 func serversTools(ctx context.Context, env *Env, id string, schema bool, wait time.Duration) int {
-	c, s, ok := openCore(ctx, env)
-	if !ok {
-		return 1
-	}
-	defer c.Close()
-	cfgs, err := s.Servers.Configs(ctx)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "switchboard:", err)
-		return 1
-	}
+	return withConfigs(ctx, env, func(s *core.Services, cfgs []serverconf.Config) int {
+		return listTools(ctx, env, s, cfgs, id, schema, wait)
+	})
+}
+
+// listTools is serversTools once the configs are read.
+func listTools(ctx context.Context, env *Env, s *core.Services, cfgs []serverconf.Config, id string, schema bool, wait time.Duration) int {
 	if id != "" {
 		i := slices.IndexFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id })
 		switch {

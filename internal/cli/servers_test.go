@@ -60,12 +60,10 @@ func TestServersRemoveDisableEnable(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "")
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
-	if code, out, errOut, _ := importConfig(t, dir, `{"mcpServers": {
+	mustImport(t, dir, `{"mcpServers": {
 		"crasher": {"command": "sh", "args": ["-c", "touch `+marker+`; exit 3"]},
 		"other": {"command": "mcp-other"}
-	}}`); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	}}`)
 	listed := func() string {
 		t.Helper()
 		code, out, errOut := run(t, dir, "", "servers", "list")
@@ -116,12 +114,10 @@ func TestServersRemoveDisableEnable(t *testing.T) {
 // to it; without a keyring nothing changes and the command says why.
 func TestServersSetSecret(t *testing.T) {
 	dir := t.TempDir()
-	if code, out, errOut, _ := importConfig(t, dir, `{"mcpServers": {
+	mustImport(t, dir, `{"mcpServers": {
 		"search": {"command": "search-mcp"},
 		"web": {"url": "https://example.com/mcp"}
-	}}`); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	}}`)
 
 	code, _, errOut := run(t, dir, "tok\n", "servers", "set-secret", "search", "API_TOKEN")
 	if code != 1 || !strings.Contains(errOut, "keyring is not available") || !strings.Contains(errOut, "nothing was changed") {
@@ -219,12 +215,10 @@ func TestServersImportNamesDroppedSecrets(t *testing.T) {
 // the command line; a remote server, having no process here, refuses it.
 func TestServersInheritEnv(t *testing.T) {
 	dir := t.TempDir()
-	if code, out, errOut, _ := importConfig(t, dir, `{"mcpServers": {
+	mustImport(t, dir, `{"mcpServers": {
 		"local": {"command": "local-mcp"},
 		"web": {"url": "https://example.com/mcp"}
-	}}`); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	}}`)
 	if code, out, errOut := run(t, dir, "", "servers", "inherit-env", "local", "on"); code != 0 || !strings.Contains(out, "whole environment") {
 		t.Fatalf("inherit-env on: exit %d: %s%s", code, out, errOut)
 	}
@@ -250,12 +244,10 @@ func TestServersInheritEnv(t *testing.T) {
 
 func TestServersWorkloadIdentity(t *testing.T) {
 	dir := t.TempDir()
-	if code, out, errOut, _ := importConfig(t, dir, `{"mcpServers": {
+	mustImport(t, dir, `{"mcpServers": {
 		"local": {"command": "local-mcp"},
 		"web": {"url": "https://example.com/mcp"}
-	}}`); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	}}`)
 	token := filepath.Join(dir, "token")
 	if code, out, errOut := run(t, dir, "", "servers", "workload-identity", "web", "ci-agent", token); code != 0 || !strings.Contains(out, "signs in as client ci-agent") {
 		t.Fatalf("workload-identity: exit %d: %s%s", code, out, errOut)
@@ -278,5 +270,13 @@ func TestServersWorkloadIdentity(t *testing.T) {
 	}
 	if code, _, _ := run(t, dir, "", "servers", "workload-identity", "web"); code != 2 {
 		t.Errorf("workload-identity without a client ID: exit %d, want 2", code)
+	}
+}
+
+// mustImport imports config into the data directory dir, or fails the test.
+func mustImport(t *testing.T, dir, config string) {
+	t.Helper()
+	if code, out, errOut, _ := importConfig(t, dir, config); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
 	}
 }
