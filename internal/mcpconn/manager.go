@@ -2,7 +2,6 @@ package mcpconn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -107,7 +106,7 @@ type Options struct {
 	// version is sent "initialize" at once instead of first probing with
 	// "server/discover", which it would reject after a round trip. A hint
 	// holds for the configuration the server is added with; reached
-	// another way (see serverIdentity), it is probed again.
+	// another way (another serverconf.Fingerprint), it is probed again.
 	ProtocolHints map[string]string
 	// OnProtocol is called (from a connecting goroutine, no lock held) when
 	// a server negotiates a version other than its hint, so the caller can
@@ -343,7 +342,7 @@ func (m *Manager) Add(cfg serverconf.Config) error {
 	s.published = s.status
 	s.stderr = m.openStderr(cfg.ID)
 	if h, ok := m.hints[cfg.ID]; ok && h.identity == "" {
-		h.identity = serverIdentity(cfg)
+		h.identity = serverconf.Fingerprint(&cfg)
 		m.hints[cfg.ID] = h
 	}
 	m.servers[cfg.ID] = s
@@ -416,21 +415,6 @@ func sameReach(a, b serverconf.Config) bool {
 	a.CallTimeout, b.CallTimeout = 0, 0
 	a.DisabledTools, b.DisabledTools = nil, nil
 	return reflect.DeepEqual(a, b)
-}
-
-// serverIdentity is what makes cfg reach a given server program: its
-// transport, command line and working directory, or its URL. A protocol
-// hint holds only for the identity it was learnt under: another command or
-// URL may be another server, speaking another version. Env and headers are
-// left out: they carry credentials, which change without the server
-// changing.
-func serverIdentity(cfg serverconf.Config) string {
-	t := cfg.Transport
-	if t == "" {
-		t = serverconf.TransportStdio
-	}
-	b, _ := json.Marshal([]any{t, cfg.Command, cfg.Args, cfg.Cwd, cfg.URL})
-	return string(b)
 }
 
 func cloneConfig(c serverconf.Config) serverconf.Config {
@@ -595,13 +579,14 @@ func (m *Manager) emit(name string, payload any) {
 }
 
 // A protocolHint is the MCP version a server spoke, and the identity
-// (serverIdentity) of the configuration it spoke it under. It lives in
+// (serverconf.Fingerprint: the program or URL, as grants are tied to) of
+// the configuration it spoke it under. It lives in
 // memory, and in whatever the caller persists through OnProtocol.
 type protocolHint struct {
 	version string
-	// identity is the configuration's serverIdentity. Empty (a hint from
-	// Options.ProtocolHints whose server is not added yet) matches any;
-	// Add binds it to the configuration added.
+	// identity is the configuration's serverconf.Fingerprint. Empty (a
+	// hint from Options.ProtocolHints whose server is not added yet)
+	// matches any; Add binds it to the configuration added.
 	identity string
 }
 
@@ -611,7 +596,7 @@ func (m *Manager) hint(cfg serverconf.Config) string {
 	m.mu.Lock()
 	h, ok := m.hints[cfg.ID]
 	m.mu.Unlock()
-	if !ok || h.identity != "" && h.identity != serverIdentity(cfg) {
+	if !ok || h.identity != "" && h.identity != serverconf.Fingerprint(&cfg) {
 		return ""
 	}
 	return h.version
@@ -622,7 +607,7 @@ func (m *Manager) hint(cfg serverconf.Config) string {
 func (m *Manager) setHint(cfg serverconf.Config, version string) {
 	m.mu.Lock()
 	old := m.hints[cfg.ID]
-	m.hints[cfg.ID] = protocolHint{version: version, identity: serverIdentity(cfg)}
+	m.hints[cfg.ID] = protocolHint{version: version, identity: serverconf.Fingerprint(&cfg)}
 	m.mu.Unlock()
 	if old.version != version && m.opts.OnProtocol != nil {
 		m.opts.OnProtocol(cfg.ID, version)

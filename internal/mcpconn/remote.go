@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -65,7 +64,7 @@ func (e *crossOriginError) Is(target error) bool { return target == ErrCrossOrig
 // string.
 type httpRecorder struct {
 	base    http.RoundTripper
-	origin  string // of the configured URL; see originOf
+	origin  string // of the configured URL; see netguard.Origin
 	headers map[string]string
 
 	mu       sync.Mutex
@@ -77,7 +76,7 @@ type httpRecorder struct {
 }
 
 func (t *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if o := originOf(req.URL); o != t.origin {
+	if o := netguard.Origin(req.URL); o != t.origin {
 		// Redirects stop at checkRedirect; this is the rest, such as the
 		// POSTs to an SSE endpoint on another origin.
 		return nil, t.refuse(&crossOriginError{origin: o, redirect: req.Response != nil})
@@ -114,7 +113,7 @@ func (t *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // checkRedirect is the remote client's http.Client.CheckRedirect: same
 // origin only, at most 10 hops.
 func (t *httpRecorder) checkRedirect(req *http.Request, via []*http.Request) error {
-	if o := originOf(req.URL); o != t.origin {
+	if o := netguard.Origin(req.URL); o != t.origin {
 		return t.refuse(&crossOriginError{origin: o, redirect: true})
 	}
 	if len(via) >= 10 {
@@ -146,21 +145,6 @@ func (t *httpRecorder) needsAuth() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.authCode
-}
-
-// originOf is u's scheme://host:port, lower case, with the scheme's
-// default port written out, so equal origins compare equal.
-func originOf(u *url.URL) string {
-	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
-	if port == "" {
-		switch scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 // A limitedBody fails a read past its limit with ErrResponseTooLarge, so
@@ -206,7 +190,7 @@ func (t *httpRecorder) closeIdle() {
 func (m *Manager) remoteTransport(cfg serverconf.Config, headers map[string]string) (mcp.Transport, *httpRecorder) {
 	origin := ""
 	if u, err := url.Parse(cfg.URL); err == nil {
-		origin = originOf(u)
+		origin = netguard.Origin(u)
 	}
 	rec := &httpRecorder{base: netguard.New(cfg.URL, nil).Transport(), origin: origin, headers: headers}
 	client := &http.Client{Transport: rec, CheckRedirect: rec.checkRedirect}

@@ -125,24 +125,3 @@ func TestCrossOriginSSEEndpointRefused(t *testing.T) {
 		t.Errorf("the other origin got %v", got)
 	}
 }
-
-func TestOriginOf(t *testing.T) {
-	for _, tt := range []struct{ a, b string }{
-		{"http://127.0.0.1/mcp", "HTTP://127.0.0.1:80/other"},
-		{"https://Example.com/mcp", "https://example.com:443"},
-		{"http://[::1]:8080/x", "http://[::1]:8080/y"},
-	} {
-		if a, b := originOf(mustURL(t, tt.a)), originOf(mustURL(t, tt.b)); a != b {
-			t.Errorf("%s: %s != %s: %s", tt.a, a, tt.b, b)
-		}
-	}
-	for _, tt := range []struct{ a, b string }{
-		{"http://127.0.0.1/mcp", "http://127.0.0.2/mcp"},
-		{"http://127.0.0.1/mcp", "https://127.0.0.1/mcp"},
-		{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:8081/mcp"},
-	} {
-		if a, b := originOf(mustURL(t, tt.a)), originOf(mustURL(t, tt.b)); a == b {
-			t.Errorf("%s and %s are both %s", tt.a, tt.b, a)
-		}
-	}
-}

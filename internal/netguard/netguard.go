@@ -270,3 +270,18 @@ func canonicalHostPort(u *url.URL) string {
 	}
 	return net.JoinHostPort(host, port)
 }
+
+// Origin is u's scheme://host:port, lower case, with the scheme's default
+// port written out, so equal origins compare equal.
+func Origin(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -152,4 +153,34 @@ func TestLocalAddressErrorMessage(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
+}
+
+func TestOrigin(t *testing.T) {
+	for _, tt := range []struct{ a, b string }{
+		{"http://127.0.0.1/mcp", "HTTP://127.0.0.1:80/other"},
+		{"https://Example.com/mcp", "https://example.com:443"},
+		{"http://[::1]:8080/x", "http://[::1]:8080/y"},
+	} {
+		if a, b := Origin(mustParse(t, tt.a)), Origin(mustParse(t, tt.b)); a != b {
+			t.Errorf("%s: %s != %s: %s", tt.a, a, tt.b, b)
+		}
+	}
+	for _, tt := range []struct{ a, b string }{
+		{"http://127.0.0.1/mcp", "http://127.0.0.2/mcp"},
+		{"http://127.0.0.1/mcp", "https://127.0.0.1/mcp"},
+		{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:8081/mcp"},
+	} {
+		if a, b := Origin(mustParse(t, tt.a)), Origin(mustParse(t, tt.b)); a == b {
+			t.Errorf("%s and %s are both %s", tt.a, tt.b, a)
+		}
+	}
+}
+
+func mustParse(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/switchboard-app/switchboard/internal/netguard"
 )
 
 // DPoP (RFC 9449, MCP SEP-1932) binds a server's tokens to a key that only
@@ -65,6 +67,9 @@ const (
 	// dpopMaxEndpoints bounds the token endpoints and nonces remembered
 	// per server: a handful is normal.
 	dpopMaxEndpoints = 16
+	// dpopMaxNonce bounds a server's DPoP-Nonce, which goes into every
+	// later proof; a longer one is ignored.
+	dpopMaxNonce = 1 << 10
 )
 
 // Nonce roles: the authorization server's and the MCP server's nonces are
@@ -269,8 +274,7 @@ func isAuthServerMetadata(u *url.URL) bool {
 // learnMetadata notes the token endpoint of authorization server metadata
 // and whether it takes ES256 proofs, leaving resp's body for its reader.
 func (d *dpop) learnMetadata(resp *http.Response) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, dpopMaxMetadata))
-	resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	data, err := peekBody(resp, dpopMaxMetadata)
 	if err != nil {
 		return
 	}
@@ -288,6 +292,14 @@ func (d *dpop) learnMetadata(resp *http.Response) {
 	d.expect(meta.TokenEndpoint, advertised)
 }
 
+// peekBody reads up to max bytes of resp's body and puts them back, so
+// the body's reader still gets all of it.
+func peekBody(resp *http.Response, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, max))
+	resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	return data, err
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer
@@ -301,7 +313,7 @@ func (d *dpop) send(base http.RoundTripper, req *http.Request, role, accessToken
 	if err != nil {
 		return nil, err
 	}
-	nonceKey := role + originOf(req.URL)
+	nonceKey := role + netguard.Origin(req.URL)
 	for retry := false; ; retry = true {
 		nonce := d.nonce(nonceKey)
 		r := req.Clone(req.Context())
@@ -323,6 +335,10 @@ func (d *dpop) send(base http.RoundTripper, req *http.Request, role, accessToken
 			return nil, err
 		}
 		fresh := resp.Header.Get("DPoP-Nonce")
+		if len(fresh) > dpopMaxNonce {
+			d.log.Warn("ignoring an oversized dpop nonce", "bytes", len(fresh))
+			fresh = ""
+		}
 		if fresh != "" {
 			d.setNonce(nonceKey, fresh)
 		}
@@ -340,8 +356,7 @@ func (d *dpop) send(base http.RoundTripper, req *http.Request, role, accessToken
 func askedForNonce(resp *http.Response, role string) bool {
 	switch {
 	case role == roleAS && resp.StatusCode == http.StatusBadRequest:
-		data, err := io.ReadAll(io.LimitReader(resp.Body, dpopMaxError))
-		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+		data, err := peekBody(resp, dpopMaxError)
 		var e struct {
 			Error string `json:"error"`
 		}
@@ -355,11 +370,6 @@ func askedForNonce(resp *http.Response, role string) bool {
 		}
 	}
 	return false
-}
-
-// originOf is u's scheme://host, lower case.
-func originOf(u *url.URL) string {
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
 }
 
 // transport returns the RoundTripper of the MCP server's requests: those

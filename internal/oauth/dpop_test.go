@@ -290,3 +290,26 @@ func TestDPoPNeedsTransport(t *testing.T) {
 		t.Error("a DPoP key was made without Transport")
 	}
 }
+
+// A nonce past dpopMaxNonce, which would ride in every later proof, is not
+// taken: the request it was demanded for fails instead of growing.
+func TestDPoPOversizedNonce(t *testing.T) {
+	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{DPoP: true, ClientID: "svc", ClientSecret: "s3cret"})
+	rs := oauthtest.NewDPoPMCP(t, as, strings.Repeat("n", dpopMaxNonce+1))
+	secrets := newMemSecrets()
+	secrets.Set("cs", "s3cret")
+	cfg := &serverconf.Auth{Grant: serverconf.GrantClientCredentials, ClientID: "svc", ClientSecretRef: "cs"}
+	h, err := NewHandler("svc", cfg, Options{Store: NewStore(secrets, nil), ServerURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := echoThrough(t.Context(), rs.URL, h, nil); err == nil {
+		t.Fatal("echo succeeded with an oversized nonce")
+	}
+	for _, p := range rs.Record().Accepted {
+		t.Errorf("a proof was accepted: %+v", p)
+	}
+	if n := rs.Record().NonceChallenges; n == 0 {
+		t.Error("the server never demanded its nonce; the test proves nothing")
+	}
+}
