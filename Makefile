@@ -136,8 +136,11 @@ e2e-window: build build/bin/fakeprovider
 build/bin/fakeprovider: $(GO_SOURCES)
 	$(GO) build -o $@ ./test/fakeprovider
 
+build/bin/taskserver: $(GO_SOURCES)
+	$(GO) build -o $@ ./test/taskserver
+
 ## e2e-browser: the real backend (-tags dev) serving the real frontend to Chromium
-e2e-browser: build-dev build/bin/fakeprovider test/node/node_modules/.package-lock.json
+e2e-browser: build-dev build/bin/fakeprovider build/bin/taskserver test/node/node_modules/.package-lock.json
 	cd frontend && $(NODE_PATH_PREFIX) node e2e/run.mjs
 
 ## fuzz: every fuzz target for FUZZTIME each (make test runs them for a few seconds)

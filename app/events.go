@@ -31,6 +31,7 @@ type EventPayloads struct {
 	ChatTruncated     chat.TruncatedEvent `json:"chat:truncated"`
 	ChatConversation  store.Conversation  `json:"chat:conversation"`
 	ChatWarning       chat.WarningEvent   `json:"chat:warning"`
+	TaskUpdate        store.Task          `json:"task:update"`
 }
 
 // LogAppend is the payload of EventLogAppend.

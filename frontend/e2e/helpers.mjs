@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { root } from './harness.mjs';
@@ -31,6 +32,31 @@ export async function startFakeProvider(args = []) {
     createInterface({ input: proc.stdout }).once('line', (line) => { clearTimeout(t); res(line.trim()); });
   });
   if (!/^http:\/\/127\.0\.0\.1:\d+\/v1$/.test(url)) throw new Error(`fakeprovider printed ${JSON.stringify(url)}`);
+  return {
+    url,
+    async stop() {
+      proc.kill('SIGTERM');
+      await new Promise((r) => (proc.exitCode !== null ? r() : proc.once('exit', r)));
+    },
+  };
+}
+
+/**
+ * Starts build/bin/taskserver (make e2e-browser builds it; E2E_TASKSERVER
+ * names another), an MCP server of the Tasks extension (test/taskserver);
+ * returns {url, stop}, url being its MCP endpoint.
+ */
+export async function startTaskServer(args = []) {
+  const bin = process.env.E2E_TASKSERVER || join(root, 'build/bin/taskserver');
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run make e2e-browser, which builds it`);
+  const proc = spawn(bin, ['-addr', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((res, rej) => {
+    const t = setTimeout(() => rej(new Error('taskserver printed no URL within 10 s')), 10_000);
+    proc.on('error', (e) => { clearTimeout(t); rej(e); });
+    proc.on('exit', (code) => { clearTimeout(t); rej(new Error(`taskserver exited with ${code}`)); });
+    createInterface({ input: proc.stdout }).once('line', (line) => { clearTimeout(t); res(line.replace(/^listening on /, '').trim()); });
+  });
+  if (!/^http:\/\/127\.0\.0\.1:\d+\/mcp$/.test(url)) throw new Error(`taskserver printed ${JSON.stringify(url)}`);
   return {
     url,
     async stop() {

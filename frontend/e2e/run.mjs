@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { launchBrowser, resultsDir, root, startBackend, suite } from './harness.mjs';
 import {
   WAIT, approvalModal, armedModal, denyPending, bound, countModals, devCookie, ensureEverything, ensureProvider, everythingBin, ipcUpgrade, node22, nodeBin, openApp,
-  resetPolicy, send, setTheme, startFakeProvider, turnDone, until, waitAttr, waitText,
+  resetPolicy, send, setTheme, startFakeProvider, startTaskServer, turnDone, until, waitAttr, waitText,
 } from './helpers.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
@@ -583,6 +583,100 @@ test('a link that does not show where it goes asks first, showing the real URL',
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached', timeout: WAIT });
   });
+});
+
+// ---- tasks (the MCP Tasks extension) ----
+
+test('a server runs calls as tasks: the card and the Tasks tab follow them, one completes, Cancel ends the other', async () => {
+  const ts = await startTaskServer();
+  try {
+    await withPage(async (page) => {
+      await ensureProvider(page, fake.url);
+      await resetPolicy(page);
+      // The Tasks tab before any task.
+      await page.getByTestId('open-tasks').click();
+      await page.getByTestId('tasks-panel').waitFor({ timeout: WAIT });
+      if ((await bound(page, 'ListTasks', '', false)).length === 0) {
+        await page.getByTestId('tasks-empty').waitFor({ timeout: WAIT });
+        await shot(page, 'tasks-panel-empty');
+      }
+
+      await bound(page, 'SaveServer', { id: 'tasks', name: 'Task server', transport: 'http', url: ts.url, enabled: true });
+      await until(async () => {
+        const v = (await bound(page, 'ListServers')).find((s) => s.config.id === 'tasks');
+        return v?.status.state === 'connected' && v.tools.some((t) => t.originalName === 'slow_task');
+      }, 'the task server to connect with its tools');
+      await page.reload();
+      await page.getByTestId('composer-input').waitFor({ timeout: WAIT });
+
+      // A task that completes by itself: the reply waits for it, then goes on.
+      await send(page, 'use tool tasks__slow_task {"label":"nightly report","seconds":1}');
+      await (await approvalModal(page)).getByTestId('approval-allow-once').click();
+      await turnDone(page);
+      const done = card(page, 'slow_task');
+      await waitAttr(done, 'data-status', 'done');
+      await waitAttr(done.getByTestId('toolcall-task'), 'data-task-status', 'completed');
+      assert.equal(await done.getByTestId('toolcall-task-line').textContent(), 'Task completed');
+      assert.equal(await done.getByTestId('task-cancel').count(), 0);
+
+      // A task that runs until cancelled.
+      await send(page, 'use tool tasks__slow_task {"label":"release build"}');
+      await (await approvalModal(page)).getByTestId('approval-allow-once').click();
+      const running = card(page, 'slow_task');
+      await waitAttr(running.getByTestId('toolcall-task'), 'data-task-status', 'working');
+      await waitAttr(running, 'data-status', 'running');
+      await waitText(running.getByTestId('toolcall-task-line'), /^Task working · \d/);
+      await running.getByTestId('task-cancel').waitFor({ timeout: WAIT });
+      await waitText(page.getByTestId('tasks-count'), /1/);
+      await page.mouse.move(0, 0);
+      await shot(page, 'tasks-card-running');
+
+      await page.getByTestId('open-tasks').click();
+      const panel = page.getByTestId('tasks-panel');
+      await panel.waitFor({ timeout: WAIT });
+      const rows = panel.getByTestId('task-row');
+      await until(async () => (await rows.count()) >= 2, 'two task rows');
+      const working = panel.locator('[data-testid=task-row][data-status=working]');
+      const completed = panel.locator('[data-testid=task-row][data-status=completed]');
+      assert.equal(await working.count(), 1);
+      assert.ok((await completed.count()) >= 1);
+      assert.equal(await working.getByTestId('task-row-status').textContent(), 'working');
+      assert.match(await working.getByTestId('task-row-duration').textContent(), /^running for /);
+      assert.equal(await completed.first().getByTestId('task-row-cancel').count(), 0);
+      await shot(page, 'tasks-panel');
+      await setTheme(page, 'dark', null);
+      await page.getByTestId('open-tasks').click();
+      await panel.waitFor({ timeout: WAIT });
+      await shot(page, 'tasks-panel-dark');
+      await setTheme(page, 'system', null);
+      await page.getByTestId('open-tasks').click();
+
+      // Running only, then Cancel: the row says cancelled and leaves the filter.
+      await panel.getByTestId('tasks-filter-running').click();
+      await until(async () => (await rows.count()) === 1, 'one running task');
+      const id = await working.getAttribute('data-id');
+      await working.getByTestId('task-row-cancel').click();
+      await panel.getByTestId('tasks-empty').waitFor({ timeout: WAIT });
+      assert.equal(await page.getByTestId('tasks-count').count(), 0);
+      await panel.getByTestId('tasks-filter-all').click();
+      const cancelled = panel.locator(`[data-testid=task-row][data-id="${id}"]`);
+      await waitAttr(cancelled, 'data-status', 'cancelled');
+
+      // Its conversation: the call ended cancelled and the reply went on.
+      await cancelled.getByTestId('task-open-conversation').click();
+      await page.getByTestId('composer-input').waitFor({ timeout: WAIT });
+      await turnDone(page);
+      const c = card(page, 'slow_task');
+      await waitAttr(c, 'data-status', 'cancelled');
+      await waitAttr(c.getByTestId('toolcall-task'), 'data-task-status', 'cancelled');
+    });
+  } finally {
+    await withPage(async (page) => {
+      for (const t of await bound(page, 'ListTasks', '', true)) await bound(page, 'CancelTask', t.id).catch(() => {});
+      await bound(page, 'DeleteServer', 'tasks').catch(() => {});
+    }).catch(() => {});
+    await ts.stop();
+  }
 });
 
 let ok = false;

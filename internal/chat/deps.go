@@ -85,6 +85,57 @@ type ToolResult struct {
 	// Full is the whole result as JSON for the audit record; nil means the
 	// Text, stored as a JSON string.
 	Full json.RawMessage
+	// Task is set when the server runs the call as a task: Text is empty,
+	// and the result comes when the task ends (Tasks follows it).
+	Task *TaskHandle
+}
+
+// A TaskHandle is a call the server runs as a task (the MCP Tasks
+// extension): the ID to follow it by, and its first state.
+type TaskHandle struct {
+	ServerID      string
+	TaskID        string
+	Status        string
+	StatusMessage string
+	// State is the source's whole first state, handed back to Tasks.
+	State any
+}
+
+// A TaskStart is a task to follow: the handle, and the call it answers.
+type TaskStart struct {
+	Handle TaskHandle
+	// ToolCallID is the call's audit record (store.ToolCall.ID).
+	ToolCallID     string
+	ConversationID string
+	ServerName     string
+	// Tool is the exposed name the model called.
+	Tool string
+}
+
+// Tasks follows tasks to their end: tasks.Tracker, adapted. When a task
+// ends, whoever follows it calls Engine.LandTask, then Wait returns.
+type Tasks interface {
+	// Follow records the task and follows it; it returns the ID Wait
+	// takes.
+	Follow(ctx context.Context, t TaskStart) (string, error)
+	// Wait returns nil once the task ended and its result landed, or
+	// ctx's error.
+	Wait(ctx context.Context, id string) error
+}
+
+// A TaskEnd is how a followed task ended, for LandTask.
+type TaskEnd struct {
+	// ToolCallID is the call's audit record (store.ToolCall.ID).
+	ToolCallID string
+	// Status is store.CallDone, CallFailed or CallCancelled.
+	Status string
+	// Text is the result for the model (cut to the result limit by
+	// LandTask); Full the whole result as JSON for the audit record.
+	Text    string
+	Full    json.RawMessage
+	IsError bool
+	// Error says why a task failed or was cancelled, for the user.
+	Error string
 }
 
 // A ToolSource lists tools and calls them: mcpconn.Manager, adapted.

@@ -52,6 +52,9 @@ type Options struct {
 	Tools ToolSource
 	// Approver decides tool calls; nil refuses every call.
 	Approver Approver
+	// Tasks follows the calls a server runs as tasks; nil ends such a
+	// call with an error the model and the user read.
+	Tasks Tasks
 	// Emitter receives events; nil drops them.
 	Emitter Emitter
 	// Logger receives the engine's log; nil discards it.

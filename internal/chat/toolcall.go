@@ -155,6 +155,10 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 			ToolCallEvent{Status: ToolFailed, IsError: true, Error: err.Error(), DurationMs: took.Milliseconds()}, text)
 		return
 	}
+	if res.Task != nil {
+		tc.runTask(*res.Task)
+		return
+	}
 	full := res.Full
 	if full == nil {
 		full, _ = json.Marshal(res.Text)

@@ -41,6 +41,10 @@ func (t toolSource) CallTool(ctx context.Context, ref chat.ToolRef, args json.Ra
 	if err != nil {
 		return chat.ToolResult{}, err
 	}
+	if t := res.Task; t != nil {
+		return chat.ToolResult{Task: &chat.TaskHandle{ServerID: t.ServerID, TaskID: t.TaskID, Status: t.Status,
+			StatusMessage: t.StatusMessage, State: t}}, nil
+	}
 	full, _ := json.Marshal(res)
 	// The chat engine cuts the text to the user's limit, with one notice.
 	return chat.ToolResult{Text: res.ForModel(1 << 30), IsError: res.IsError, Full: full}, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/providers"
 	"github.com/switchboard-app/switchboard/internal/servers"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/tasks"
 )
 
 // An Emitter sends events to the UI; nil-safe through emitter().
@@ -33,6 +34,8 @@ type Services struct {
 	Providers *providers.Service
 	Servers   *servers.Service
 	Chat      *chat.Engine
+	// Tasks follows the calls servers run as tasks, across restarts.
+	Tasks *tasks.Tracker
 
 	store *store.Store
 	auth  *authorizer
@@ -97,7 +100,11 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.AuthHandler == nil {
 		mo.AuthHandler = authz.handler
 	}
-	s := &Services{Manager: mcpconn.NewManager(&mo), store: c.Store, auth: authz}
+	s := &Services{store: c.Store, auth: authz}
+	if mo.Elicit == nil {
+		mo.Elicit = declineElicitation(func() *mcpconn.Manager { return s.Manager })
+	}
+	s.Manager = mcpconn.NewManager(&mo)
 	s.Broker = approval.NewBroker(&approval.Options{Store: grantStore{c.Store}, Emitter: em})
 	s.Providers = &providers.Service{Store: c.Store, Secrets: c.Secrets, Log: c.Log.With("component", "providers")}
 	s.Servers = &servers.Service{Store: c.Store, Secrets: c.Secrets, Manager: s.Manager, Trust: s.Broker, Log: c.Log.With("component", "servers")}
@@ -117,6 +124,13 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 			return cl, rec.DefaultModel, err
 		}
 	}
+	s.Tasks = tasks.New(&tasks.Options{
+		Store:  c.Store,
+		Source: s.Manager,
+		Emit:   em,
+		Log:    c.Log.With("component", "tasks"),
+		OnEnd:  landTask(func() *chat.Engine { return s.Chat }, c.Log.With("component", "tasks")),
+	})
 	s.Chat = chat.NewEngine(&chat.Options{
 		Store:    c.Store,
 		Provider: provider,
@@ -136,6 +150,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 		},
 		Tools:               toolSource{m: s.Manager},
 		Approver:            s.Broker,
+		Tasks:               taskFollower{s.Tasks},
 		Emitter:             em,
 		Logger:              c.Log.With("component", "chat"),
 		MaxToolRounds:       settings.MaxToolRounds,
@@ -160,7 +175,37 @@ func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
 	if err := s.Servers.Start(ctx); err != nil {
 		return err
 	}
-	return s.Manager.Start(ctx)
+	if err := s.Manager.Start(ctx); err != nil {
+		return err
+	}
+	// Tasks left running when the app last closed are followed again;
+	// each waits for its server to connect. One that ended just before the
+	// app stopped, its result saved but not yet in its conversation, lands
+	// now.
+	if err := s.Tasks.Start(ctx); err != nil {
+		return err
+	}
+	s.landEnded(ctx, log)
+	return nil
+}
+
+// landEnded puts into their conversations the tasks that ended while
+// their tool call still shows running.
+func (s *Services) landEnded(ctx context.Context, log *slog.Logger) {
+	list, err := s.store.Tasks(ctx, store.TaskFilter{Limit: store.MaxTaskLimit})
+	if err != nil {
+		log.Warn("reading tasks", "err", err)
+		return
+	}
+	land := landTask(func() *chat.Engine { return s.Chat }, log)
+	for _, t := range list {
+		if !t.Ended() || t.ToolCallID == "" {
+			continue
+		}
+		if rec, err := s.store.ToolCallRecord(ctx, t.ToolCallID); err == nil && rec.Status == store.CallRunning {
+			land(ctx, t)
+		}
+	}
 }
 
 // Close stops the services: pending approvals are cancelled and every server
@@ -171,7 +216,7 @@ func (s *Services) Close() error {
 	}
 	// Runs stop first (their tool calls are cancelled, partial replies
 	// saved), then pending approvals, then the servers.
-	return errors.Join(s.Chat.Close(), s.Broker.Close(), s.Manager.Close())
+	return errors.Join(s.Chat.Close(), s.Tasks.Close(), s.Broker.Close(), s.Manager.Close())
 }
 
 // grantStore adapts the store to approval.PolicyStore.

@@ -232,9 +232,18 @@ func (m *Manager) call(ctx context.Context, name string, ref ToolRef, args json.
 
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: arguments}
 	params.SetProgressToken(token)
-	res, err := sess.cs.CallTool(callCtx, params)
+	sinkCtx, sink := withTaskSink(callCtx)
+	res, err := sess.cs.CallTool(sinkCtx, params)
 	if err == nil {
-		return newResult(res, m.opts.ResultLimit), nil
+		out := newResult(res, m.opts.ResultLimit)
+		task, terr := sink.task(cfg.ID, m.opts.ResultLimit)
+		switch {
+		case terr != nil:
+			return errorResult(fmt.Sprintf("%s answered with a task Switchboard cannot follow: %v", cfg.DisplayName(), terr), m.opts.ResultLimit), nil
+		case task != nil:
+			out.Task = task
+		}
+		return out, nil
 	}
 
 	cause := context.Cause(callCtx)

@@ -28,6 +28,21 @@ func (s *server) serve(ctx context.Context, sess *session) error {
 	relistTimer.Stop()
 	defer relistTimer.Stop()
 	var relist <-chan time.Time // relistTimer.C while a re-list is due
+	// A listing the server said may be kept for a while (ttlMs, SEP-2549)
+	// is read again when that time is up, so a server that cannot send
+	// tools/list_changed still gets its changes seen.
+	expireTimer := time.NewTimer(time.Hour)
+	expireTimer.Stop()
+	defer expireTimer.Stop()
+	var expired <-chan time.Time // expireTimer.C while the listing has a lifetime
+	keep := func(ttl time.Duration) {
+		expired = nil
+		if ttl > 0 {
+			expireTimer.Reset(min(max(ttl, s.m.minListTTL), maxListTTL))
+			expired = expireTimer.C
+		}
+	}
+	keep(sess.listing.ttl)
 	for {
 		select {
 		case <-ctx.Done():
@@ -43,11 +58,14 @@ func (s *server) serve(ctx context.Context, sess *session) error {
 				relist = relistTimer.C
 				break
 			}
-			s.refreshTools(sess)
+			keep(s.refreshTools(sess))
 			lastList = time.Now()
 		case <-relist:
 			relist = nil
-			s.refreshTools(sess)
+			keep(s.refreshTools(sess))
+			lastList = time.Now()
+		case <-expired:
+			keep(s.refreshTools(sess))
 			lastList = time.Now()
 		case <-tick:
 			err := sess.ping(ctx, o.PingTimeout)
@@ -80,20 +98,28 @@ func (s *server) serve(ctx context.Context, sess *session) error {
 // tools after tools/list_changed.
 const relistInterval = 500 * time.Millisecond
 
-// refreshTools re-lists the tools after tools/list_changed.
-func (s *server) refreshTools(sess *session) {
+// Bounds on how often a listing's lifetime (ttlMs) has it read again.
+const (
+	defaultMinListTTL = 30 * time.Second
+	maxListTTL        = 24 * time.Hour
+)
+
+// refreshTools re-lists the tools after tools/list_changed, or when the
+// last listing's lifetime is up; it returns the new listing's lifetime
+// (zero for none; on failure, the old one, so it is tried again).
+func (s *server) refreshTools(sess *session) time.Duration {
 	ctx, cancel := context.WithTimeout(sess.ctx, s.m.opts.ConnectTimeout)
 	defer cancel()
 	listing, err := sess.listTools(ctx, s.m.opts.MaxTools)
 	if err != nil {
 		s.m.log.Warn("listing changed tools", "server", s.id, "error", err)
-		return
+		return sess.listing.ttl
 	}
 	tools := listing.tools
 	s.mu.Lock()
 	if s.sess != sess {
 		s.mu.Unlock()
-		return
+		return 0
 	}
 	s.tools = tools
 	s.mu.Unlock()
@@ -101,6 +127,7 @@ func (s *server) refreshTools(sess *session) {
 	s.m.rebuildRegistry()
 	s.emitTools()
 	s.setStatus(func(st *Status) { st.ToolCount = len(tools) })
+	return listing.ttl
 }
 
 // backoffDelay is the wait before reconnect attempt n (from 1): base doubled

@@ -181,6 +181,9 @@ type Manager struct {
 	// testTransport, set by tests, replaces the real transport of every
 	// server.
 	testTransport func(cfg serverconf.Config) (mcp.Transport, error)
+	// minListTTL is the least time a listing is kept, whatever its ttlMs
+	// says (defaultMinListTTL; tests lower it).
+	minListTTL time.Duration
 
 	// regMu serializes registry rebuilds (taken before mu and server.mu).
 	regMu sync.Mutex
@@ -205,12 +208,13 @@ func NewManager(opts *Options) *Manager {
 		hints[k] = protocolHint{version: v} // bound by Add
 	}
 	return &Manager{
-		opts:     o,
-		log:      o.Logger,
-		servers:  make(map[string]*server),
-		hints:    hints,
-		byName:   make(map[string]toolKey),
-		regTools: make(map[string][]Tool),
+		opts:       o,
+		log:        o.Logger,
+		servers:    make(map[string]*server),
+		hints:      hints,
+		byName:     make(map[string]toolKey),
+		regTools:   make(map[string][]Tool),
+		minListTTL: defaultMinListTTL,
 	}
 }
 
@@ -556,6 +560,15 @@ func (m *Manager) Stderr(id string) *logbuf.Ring {
 		return s.stderr
 	}
 	return nil
+}
+
+// Note writes a line of Switchboard's own into a server's log, where the
+// user looks for what the server did (a request of the server's that
+// Switchboard declined, say); nothing happens if the server is unknown.
+func (m *Manager) Note(id, text string) {
+	if r := m.Stderr(id); r != nil {
+		r.AppendLevel(logbuf.LevelWarn, markerPrefix+text)
+	}
 }
 
 // pathList is the PATH for stdio servers, captured once.

@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -89,9 +90,15 @@ func (t *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if m := req.Header.Get("Mcp-Method"); strings.HasPrefix(m, "tasks/") && req.Header.Get("Mcp-Name") == "" {
+		req = taskNameHeader(req)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return resp, err
+	}
+	if s := sinkOf(req.Context()); s != nil && req.Method == http.MethodPost && resp.StatusCode == http.StatusOK {
+		s.capture(resp) // a tools/call's answer, which may be a task
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized,
@@ -212,4 +219,31 @@ func (m *Manager) remoteTransport(cfg serverconf.Config, headers map[string]stri
 		}
 	}
 	return t, rec
+}
+
+// taskNameHeader sets the Mcp-Name header of a tasks/* request to its task
+// ID, as the Tasks extension asks (for routing to the instance that holds
+// the task); the SDK sets it only for the methods it knows. A body it
+// cannot read is left as it is.
+func taskNameHeader(req *http.Request) *http.Request {
+	if req.GetBody == nil {
+		return req
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return req
+	}
+	defer body.Close()
+	var msg struct {
+		Params struct {
+			TaskID string `json:"taskId"`
+		} `json:"params"`
+	}
+	if json.NewDecoder(io.LimitReader(body, 1<<20)).Decode(&msg) != nil || msg.Params.TaskID == "" ||
+		len(msg.Params.TaskID) > MaxTaskIDBytes || strings.ContainsFunc(msg.Params.TaskID, isControl) {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Mcp-Name", msg.Params.TaskID)
+	return req
 }

@@ -33,6 +33,10 @@ type Result struct {
 	// error) reports failure; the model still gets the text, marked.
 	IsError bool           `json:"isError,omitempty"`
 	Meta    map[string]any `json:"meta,omitempty" ts_type:"Record<string, unknown>"`
+	// Task is set when the server runs the call as a task (the Tasks
+	// extension): the result comes later, from tasks/get, and Content is
+	// empty.
+	Task *Task `json:"task,omitempty"`
 
 	limit int // the Manager's ResultLimit
 }

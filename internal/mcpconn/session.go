@@ -186,12 +186,21 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	if err != nil {
 		return fail(err)
 	}
+	// No roots: Switchboard has none to offer, and servers such as
+	// server-filesystem replace their configured directories with the
+	// client's roots when it advertises them. Tasks where a call's task
+	// handle can be caught (see taskwire.go): not over the legacy SSE
+	// transport.
+	caps := &mcp.ClientCapabilities{}
+	if cfg.Transport != serverconf.TransportSSE {
+		caps.AddExtension(TasksExtension, map[string]any{})
+		if _, ok := transport.(*mcp.StreamableClientTransport); !ok {
+			transport = taskTransport{transport}
+		}
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: m.opts.ClientName, Version: m.opts.ClientVersion}, &mcp.ClientOptions{
-		Logger: m.log.With("server", cfg.ID),
-		// No roots: Switchboard has none to offer, and servers such as
-		// server-filesystem replace their configured directories with the
-		// client's roots when it advertises them.
-		Capabilities: &mcp.ClientCapabilities{},
+		Logger:       m.log.With("server", cfg.ID),
+		Capabilities: caps,
 		// The SDK adds the elicitation capability when a handler is set.
 		ElicitationHandler: m.elicitHandler(cfg.ID),
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -204,6 +213,9 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 			s.onProgress(req.Params)
 		},
 	})
+	if err := addTaskMethods(client); err != nil {
+		return fail(err)
+	}
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		return fail(err)
@@ -424,6 +436,9 @@ func (s *session) listTools(ctx context.Context, limit int) (*toolListing, error
 		}
 		for _, t := range res.Tools {
 			l.add(t)
+		}
+		if ttl := time.Duration(res.GetTTLMs()) * time.Millisecond; ttl > 0 && (l.ttl == 0 || ttl < l.ttl) {
+			l.ttl = ttl
 		}
 		if res.NextCursor == "" {
 			return l, nil

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -135,6 +136,9 @@ type toolListing struct {
 	clipped    examples
 	schemas    map[string]*examples // by why the schema was replaced
 	schemaWhy  []string             // the keys of schemas, in order
+	// ttl is how long the server said the listing may be kept (its
+	// ttlMs, the least of its pages'); zero when it did not say.
+	ttl time.Duration
 }
 
 func newToolListing(limit int) *toolListing {

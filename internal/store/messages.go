@@ -130,6 +130,19 @@ func (s *Store) UpdateMessage(ctx context.Context, m Message) (Message, error) {
 	return out, nil
 }
 
+// ToolReply returns the tool message that answers call callID of
+// assistant message msgID: the first one after it that names the call;
+// ErrNotFound if there is none.
+func (s *Store) ToolReply(ctx context.Context, convID string, msgID int64, callID string) (Message, error) {
+	m, err := scanMessage(s.db.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE conversation_id = ? AND role = ? AND tool_call_id = ? AND seq > (SELECT seq FROM messages WHERE id = ?)
+		ORDER BY seq LIMIT 1`, convID, RoleTool, callID, msgID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Message{}, fmt.Errorf("the reply to tool call %s: %w", callID, ErrNotFound)
+	}
+	return m, err
+}
+
 // Message returns the message id; ErrNotFound if there is none.
 func (s *Store) Message(ctx context.Context, id int64) (Message, error) {
 	m, err := scanMessage(s.db.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, id))
@@ -257,8 +270,9 @@ const InterruptedError = "The app closed before this reply finished; press Retry
 // MarkInterrupted ends what a crash or a kill left running: replies still
 // streaming keep their saved text and get status error with
 // InterruptedError, and tool calls still pending or running become
-// cancelled. Call it once at startup, before any run; it returns how many
-// replies it marked.
+// cancelled, except those a server runs as a task (followed again, or
+// landed, by the tasks tracker). Call it once at startup, before any run; it returns
+// how many replies it marked.
 func (s *Store) MarkInterrupted(ctx context.Context) (int64, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -271,7 +285,10 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("marking interrupted replies: %w", err)
 	}
 	n, _ := res.RowsAffected()
-	if _, err := tx.ExecContext(ctx, `UPDATE tool_calls SET status = ?, error = ? WHERE status IN (?, ?)`,
+	// A call the server runs as a task is the task's to end: it is
+	// followed again, or, ended, its result lands.
+	if _, err := tx.ExecContext(ctx, `UPDATE tool_calls SET status = ?, error = ? WHERE status IN (?, ?)
+		AND id NOT IN (SELECT tool_call_id FROM tasks WHERE tool_call_id != '')`,
 		CallCancelled, "the app closed before the call finished", CallPending, CallRunning); err != nil {
 		return 0, fmt.Errorf("marking interrupted tool calls: %w", err)
 	}

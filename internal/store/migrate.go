@@ -138,6 +138,36 @@ UPDATE tool_calls SET status = 'failed' WHERE status = 'error' OR (status = 'don
 -- A tool selection is always an object: the first versions stored a list.
 UPDATE conversations SET tools = json_object('only', json(tools)) WHERE json_valid(tools) AND json_type(tools) = 'array';
 `,
+	// 6: tasks (io.modelcontextprotocol/tasks) a server runs for a tool
+	// call, kept so that polling resumes after a restart. A task goes with
+	// its conversation, as the conversation's tool_calls do: its result is
+	// the conversation's content, which the user asked to delete (the
+	// tracker stops following a task whose record vanished). Tasks run
+	// outside a conversation hold NULL, which the foreign key lets be.
+	`
+CREATE TABLE tasks (
+	id               TEXT PRIMARY KEY,
+	server_id        TEXT NOT NULL,
+	server_name      TEXT NOT NULL DEFAULT '',
+	task_id          TEXT NOT NULL,              -- the server's ID
+	tool_call_id     TEXT NOT NULL DEFAULT '',   -- the tool_calls record; '' if none
+	conversation_id  TEXT REFERENCES conversations(id) ON DELETE CASCADE,  -- NULL if none
+	tool             TEXT NOT NULL DEFAULT '',
+	status           TEXT NOT NULL,
+	status_message   TEXT NOT NULL DEFAULT '',
+	result           TEXT,                       -- JSON of mcpconn.Result; NULL until completed
+	error            TEXT NOT NULL DEFAULT '',
+	poll_interval_ms INTEGER NOT NULL DEFAULT 0,
+	ttl_ms           INTEGER NOT NULL DEFAULT 0,
+	created_at       INTEGER NOT NULL,
+	updated_at       INTEGER NOT NULL,
+	ended_at         INTEGER NOT NULL DEFAULT 0, -- 0 while the task runs
+	UNIQUE (server_id, task_id)
+) STRICT;
+CREATE INDEX tasks_active ON tasks(ended_at, created_at);  -- active ones: ended_at = 0, newest first
+CREATE INDEX tasks_conversation ON tasks(conversation_id, created_at);
+CREATE INDEX tasks_tool_call ON tasks(tool_call_id);
+`,
 }
 
 // LatestVersion is the schema version this build writes.

@@ -60,6 +60,7 @@ var enums = []enum{
 	{"logbuf", "Level", logbuf.Levels},
 	{"mcpconn", "State", mcpconn.States},
 	{"serverconf", "Transport", serverconf.Transports},
+	{"mcpconn", "TaskStatus", mcpconn.TaskStatuses},
 	{"store", "CallStatus", store.CallStatuses},
 	{"store", "MessageStatus", store.MessageStatuses},
 	{"store", "Role", store.Roles},

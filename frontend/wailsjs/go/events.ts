@@ -18,6 +18,7 @@ export const Events = {
 	chatTruncated: "chat:truncated",
 	chatConversation: "chat:conversation",
 	chatWarning: "chat:warning",
+	taskUpdate: "task:update",
 } as const;
 
 /** The payload each event carries. */

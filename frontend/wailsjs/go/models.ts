@@ -20,6 +20,7 @@ export namespace app {
 	    "chat:truncated": chat.TruncatedEvent;
 	    "chat:conversation": store.Conversation;
 	    "chat:warning": chat.WarningEvent;
+	    "task:update": store.Task;
 	}
 	export interface Info {
 	    version: string;
@@ -242,11 +243,33 @@ export namespace mcpconn {
 	    blob?: string;
 	    annotations?: unknown;
 	}
+	export interface TaskInputRequest {
+	    method: string;
+	    params?: unknown;
+	}
+	export interface TaskError {
+	    code: number;
+	    message: string;
+	}
+	export interface Task {
+	    serverId: string;
+	    taskId: string;
+	    status: TaskStatus;
+	    statusMessage?: string;
+	    createdAt: string;
+	    lastUpdatedAt: string;
+	    ttlMs?: number;
+	    pollIntervalMs?: number;
+	    result?: Result;
+	    error?: TaskError;
+	    inputRequests?: Record<string, TaskInputRequest>;
+	}
 	export interface Result {
 	    content: Content[];
 	    structuredContent?: unknown;
 	    isError?: boolean;
 	    meta?: Record<string, unknown>;
+	    task?: Task;
 	}
 	export interface Status {
 	    serverId: string;
@@ -259,6 +282,9 @@ export namespace mcpconn {
 	    attempt?: number;
 	    warning?: string;
 	}
+	
+	
+	
 	export interface Tool {
 	    name: string;
 	    serverId: string;
@@ -438,6 +464,24 @@ export namespace store {
 	    snippet: SnippetPart[];
 	}
 	
+	export interface Task {
+	    id: string;
+	    serverId: string;
+	    serverName: string;
+	    taskId: string;
+	    toolCallId: string;
+	    conversationId: string;
+	    tool: string;
+	    status: mcpconn.TaskStatus;
+	    statusMessage: string;
+	    result: mcpconn.Result | null;
+	    error: string;
+	    pollIntervalMs: number;
+	    ttlMs: number;
+	    createdAt: string;
+	    updatedAt: string;
+	    endedAt?: string;
+	}
 	export interface ToolCall {
 	    id: string;
 	    callId: string;
@@ -482,6 +526,9 @@ export namespace mcpconn {
 }
 export namespace serverconf {
 	export type Transport = "stdio" | "sse" | "http";
+}
+export namespace mcpconn {
+	export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 }
 export namespace store {
 	export type CallStatus = "pending" | "waiting_approval" | "running" | "done" | "failed" | "denied" | "cancelled";

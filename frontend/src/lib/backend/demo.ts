@@ -1,6 +1,6 @@
 // A FakeBackend filled with sample data and a pretend model, for working on
 // the UI in a plain browser (`npm run dev` without Wails). Dev builds only.
-import { FakeBackend, fakeMessage } from './fake';
+import { FakeBackend, fakeMessage, fakeTask } from './fake';
 import type { Message, ServerView } from './types';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -100,6 +100,17 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
     },
   ];
   be.servers = servers;
+  be.tasks = [
+    fakeTask({ id: 't1', conversationId: 'big', toolCallId: 'rec-index', serverId: 'files', serverName: 'Files', tool: 'files__index', statusMessage: 'Indexed 1,204 of 5,000 files', createdAt: iso(now - 95_000), updatedAt: iso(now - 2000) }),
+    fakeTask({
+      id: 't2', conversationId: 'c2', toolCallId: 'rec-report', serverId: 'files', serverName: 'Files', tool: 'files__build_report', status: 'failed', error: 'the disk is full',
+      createdAt: iso(now - day), updatedAt: iso(now - day + 42_000), endedAt: iso(now - day + 42_000),
+    }),
+    fakeTask({
+      id: 't3', conversationId: 'big', toolCallId: 'rec1', serverId: 'files', serverName: 'Files', tool: 'files__read_file', status: 'completed',
+      createdAt: iso(now - 4800), updatedAt: iso(now - 4388), endedAt: iso(now - 4388),
+    }),
+  ];
   be.appLogLines = Array.from({ length: 200 }, (_, i) => ({ seq: i + 1, time: iso(now - (200 - i) * 1000), level: (['info', 'debug', 'warn', 'error'] as const)[i % 4], text: `app line ${i + 1}` }));
   be.policy = { yolo: false, grants: [{ serverId: 'files', tool: 'read_file', fingerprint: 'abc', createdAt: iso(now - day)}] };
   be.pending = [];

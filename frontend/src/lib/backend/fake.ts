@@ -21,6 +21,7 @@ import type {
   ServerConfig,
   ServerView,
   Settings,
+  Task,
   TestResult,
   ToolCallRecord,
   ToolSelection,
@@ -73,6 +74,8 @@ export class FakeBackend implements Backend {
   pending: ApprovalRequest[] = [];
   policy: Policy = { yolo: false, grants: [] };
   exported = '# exported';
+  /** The tasks listTasks answers with (it sorts them newest first). */
+  tasks: Task[] = [];
 
   /** Every call but ready/on, in order: [method, args]. */
   calls: [string, unknown[]][] = [];
@@ -319,6 +322,32 @@ export class FakeBackend implements Backend {
     });
   }
 
+  listTasks(conversationId: string, active: boolean) {
+    return this.rec('listTasks', [conversationId, active], () =>
+      structuredClone(
+        this.tasks
+          .filter((t) => (!conversationId || t.conversationId === conversationId) && (!active || !taskEnded(t)))
+          .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)),
+      ),
+    );
+  }
+  /** As the backend does: records the task cancelled and sends task:update. */
+  cancelTask(id: string) {
+    return this.rec('cancelTask', [id], () => {
+      const t = this.tasks.find((x) => x.id === id);
+      if (!t) throw new Error(`no task ${id}`);
+      if (taskEnded(t)) return;
+      const now = iso(Date.now());
+      this.updateTask({ ...t, status: 'cancelled', updatedAt: now, endedAt: now });
+    });
+  }
+
+  /** Keeps t (replacing the task of its id) and sends task:update, as the backend does on every change. */
+  updateTask(t: Task): void {
+    this.tasks = this.tasks.some((x) => x.id === t.id) ? this.tasks.map((x) => (x.id === t.id ? t : x)) : [t, ...this.tasks];
+    this.emit('task:update', structuredClone(t));
+  }
+
   on<K extends EventName>(event: K, handler: (payload: EventPayloads[K]) => void): Unsubscribe {
     const set = this.handlers.get(event) ?? new Set();
     set.add(handler as (p: unknown) => void);
@@ -338,6 +367,30 @@ export class FakeBackend implements Backend {
 function tail(lines: LogLine[], sinceSeq: number, max: number): LogLine[] {
   const after = lines.filter((l) => l.seq > sinceSeq);
   return structuredClone(max > 0 ? after.slice(-max) : after);
+}
+
+const taskEnded = (t: Task) => t.status === 'completed' || t.status === 'failed' || t.status === 'cancelled';
+
+/** A task with defaults (working, started now), for tests and the demo. */
+export function fakeTask(t: Partial<Task> & Pick<Task, 'id'>): Task {
+  const now = iso(Date.now());
+  return {
+    serverId: 'jobs',
+    serverName: 'Jobs',
+    taskId: `srv-${t.id}`,
+    toolCallId: `rec-${t.id}`,
+    conversationId: 'c1',
+    tool: 'slow_task',
+    status: 'working',
+    statusMessage: '',
+    result: null,
+    error: '',
+    pollIntervalMs: 500,
+    ttlMs: 0,
+    createdAt: now,
+    updatedAt: now,
+    ...t,
+  };
 }
 
 /** A message with defaults, for tests and the demo. */

@@ -19,6 +19,7 @@ import type {
   ServerConfig,
   ServerView,
   Settings,
+  Task,
   TestResult,
   ToolCallRecord,
   ToolSelection,
@@ -104,6 +105,12 @@ export interface Backend {
   approvalPolicy(): Promise<Policy>;
   revokeGrant(serverId: string, tool: string): Promise<void>;
   setYolo(on: boolean): Promise<void>;
+
+  // tasks
+  /** conversationId '' = every conversation's; active = only unfinished ones. Newest first. */
+  listTasks(conversationId: string, active: boolean): Promise<Task[]>;
+  /** Asks the server to cancel a task and stops following it. */
+  cancelTask(id: string): Promise<void>;
 
   /** Subscribes to a backend event; call the returned function to stop. */
   on<K extends EventName>(event: K, handler: (payload: EventPayloads[K]) => void): Unsubscribe;
@@ -191,6 +198,9 @@ export const wails: Backend = {
   approvalPolicy: () => call('ApprovalPolicy', App.ApprovalPolicy),
   revokeGrant: (serverId, tool) => call('RevokeGrant', () => App.RevokeGrant(serverId, tool)),
   setYolo: (on) => call('SetYolo', () => App.SetYolo(on)),
+
+  listTasks: (conversationId, active) => call('ListTasks', () => App.ListTasks(conversationId, active)),
+  cancelTask: (id) => call('CancelTask', () => App.CancelTask(id)),
 
   on(event, handler) {
     if (!(window as unknown as { runtime?: object }).runtime) return () => {};

@@ -89,3 +89,9 @@ export type ChatStatusEvent = chat.StatusEvent;
 export type ChatDoneEvent = chat.DoneEvent;
 export type ChatTruncatedEvent = chat.TruncatedEvent;
 export type ChatWarningEvent = chat.WarningEvent;
+
+// ---- tasks (the MCP Tasks extension) ---------------------------------------------
+/** One word per task state: the server's, the backend's and the UI's. */
+export type TaskStatus = mcpconn.TaskStatus;
+/** A call a server runs as a long-running task, as the backend follows it. */
+export type Task = store.Task;

@@ -12,6 +12,7 @@ import { ConversationsStore } from './conversations.svelte';
 import { ProvidersStore } from './providers.svelte';
 import { ServersStore } from './servers.svelte';
 import { SettingsStore } from './settings.svelte';
+import { TasksStore } from './tasks.svelte';
 import { UiStore } from './ui.svelte';
 
 export class Stores {
@@ -23,6 +24,7 @@ export class Stores {
   readonly approvals: ApprovalsStore;
   readonly chat: ChatStore;
   readonly servers: ServersStore;
+  readonly tasks: TasksStore;
   readonly ui = new UiStore();
   #needsSetup = $state(false);
   #notice = $state('');
@@ -37,6 +39,7 @@ export class Stores {
     this.conversations = new ConversationsStore(backend);
     this.approvals = new ApprovalsStore(backend);
     this.servers = new ServersStore(backend);
+    this.tasks = new TasksStore(backend);
     this.chat = new ChatStore(backend, this.conversations, {
       schedule: opts.schedule,
     });
@@ -61,6 +64,7 @@ export class Stores {
   async start(): Promise<void> {
     this.approvals.start();
     this.servers.start();
+    this.tasks.start();
     this.chat.start();
     await this.app.load();
     if (this.app.state !== 'ready' || this.app.fatal) return;
@@ -70,10 +74,17 @@ export class Stores {
       this.conversations.load(),
       this.approvals.load(),
       this.servers.load(),
+      this.tasks.load(),
     ]);
     this.#needsSetup = this.providers.providers.length === 0;
     this.openNewChat();
     this.#started = true;
+  }
+
+  /** Opens a conversation in the Chat tab. */
+  async openConversation(id: string): Promise<void> {
+    await this.chat.open(id);
+    this.ui.show('chat');
   }
 
   /** Opens an empty chat with the default provider and its default model. */
@@ -145,6 +156,7 @@ export class Stores {
   dispose(): void {
     this.approvals.dispose();
     this.servers.dispose();
+    this.tasks.dispose();
     this.chat.dispose();
     this.conversations.dispose();
   }

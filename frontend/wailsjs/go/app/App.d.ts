@@ -19,6 +19,8 @@ export function AuthorizeServer(arg1:string):Promise<void>;
 
 export function CancelAuthorize(arg1:string):Promise<void>;
 
+export function CancelTask(arg1:string):Promise<void>;
+
 export function ConnectServer(arg1:string):Promise<void>;
 
 export function ConversationTools(arg1:string):Promise<chat.ToolSet>;
@@ -58,6 +60,8 @@ export function ListPresets():Promise<Array<llm.Preset>>;
 export function ListProviders():Promise<Array<providers.View>>;
 
 export function ListServers():Promise<Array<servers.View>>;
+
+export function ListTasks(arg1:string,arg2:boolean):Promise<Array<store.Task>>;
 
 export function NewConversation(arg1:string,arg2:string):Promise<store.Conversation>;
 

@@ -18,6 +18,10 @@ export function CancelAuthorize(arg1) {
   return window['go']['app']['App']['CancelAuthorize'](arg1);
 }
 
+export function CancelTask(arg1) {
+  return window['go']['app']['App']['CancelTask'](arg1);
+}
+
 export function ConnectServer(arg1) {
   return window['go']['app']['App']['ConnectServer'](arg1);
 }
@@ -96,6 +100,10 @@ export function ListProviders() {
 
 export function ListServers() {
   return window['go']['app']['App']['ListServers']();
+}
+
+export function ListTasks(arg1, arg2) {
+  return window['go']['app']['App']['ListTasks'](arg1, arg2);
 }
 
 export function NewConversation(arg1, arg2) {
