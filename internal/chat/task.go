@@ -79,8 +79,7 @@ func (e *Engine) LandTask(ctx context.Context, end TaskEnd) error {
 	if !rec.StartedAt.IsZero() {
 		took = e.opts.Now().Sub(rec.StartedAt)
 	}
-	full := end.Full
-	if err := e.opts.Store.FinishToolCall(ctx, rec.ID, store.ToolCallEnd{Status: end.Status, Result: full, IsError: end.IsError, Error: end.Error, Duration: took}); err != nil {
+	if err := e.opts.Store.FinishToolCall(ctx, rec.ID, store.ToolCallEnd{Status: end.Status, Result: end.Full, IsError: end.IsError, Error: end.Error, Duration: took}); err != nil {
 		return err
 	}
 	if rec.MessageID != 0 {

@@ -192,19 +192,14 @@ func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
 // landEnded puts into their conversations the tasks that ended while
 // their tool call still shows running.
 func (s *Services) landEnded(ctx context.Context, log *slog.Logger) {
-	list, err := s.store.Tasks(ctx, store.TaskFilter{Limit: store.MaxTaskLimit})
+	list, err := s.store.UnlandedTasks(ctx)
 	if err != nil {
-		log.Warn("reading tasks", "err", err)
+		log.Warn("reading ended tasks", "err", err)
 		return
 	}
 	land := landTask(func() *chat.Engine { return s.Chat }, log)
 	for _, t := range list {
-		if !t.Ended() || t.ToolCallID == "" {
-			continue
-		}
-		if rec, err := s.store.ToolCallRecord(ctx, t.ToolCallID); err == nil && rec.Status == store.CallRunning {
-			land(ctx, t)
-		}
+		land(ctx, t)
 	}
 }
 

@@ -16,8 +16,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
 // The client side of the Tasks extension (io.modelcontextprotocol/tasks).
@@ -106,8 +104,14 @@ func (s *taskSink) capture(resp *http.Response) {
 	resp.Body = &teeBody{rc: resp.Body, s: s, buf: buf}
 }
 
+// maxTaskCapture bounds how much of a call's HTTP response is kept to look
+// for a task handle: a handle is a few hundred bytes, so a response past
+// this is a result, and copying it all would double a large result's
+// memory.
+const maxTaskCapture = 1 << 20
+
 // A teeBody copies what the SDK reads of a response body into the sink,
-// up to MaxMessageBytes.
+// up to maxTaskCapture.
 type teeBody struct {
 	rc  io.ReadCloser
 	s   *taskSink
@@ -118,7 +122,7 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if n > 0 {
 		b.s.mu.Lock()
-		if b.buf.Len()+n <= MaxMessageBytes {
+		if b.buf.Len()+n <= maxTaskCapture {
 			b.buf.Write(p[:n])
 		}
 		b.s.mu.Unlock()
@@ -374,17 +378,18 @@ func addTaskMethods(c *mcp.Client) error {
 // server must be connected (a reconnecting one is waited for, as calls
 // are); a task it does not know gives ErrTaskNotFound.
 func (m *Manager) GetTask(ctx context.Context, serverID, taskID string) (*Task, error) {
-	sess, cfg, err := m.taskSession(ctx, serverID)
+	var raw json.RawMessage
+	err := m.taskRequest(ctx, serverID, methodTasksGet, func(ctx context.Context, cs *mcp.ClientSession) error {
+		res, err := mcp.CallCustomMethod[*taskIDParams, *taskResult](ctx, cs, methodTasksGet, &taskIDParams{TaskID: taskID})
+		if err == nil {
+			raw = res.raw
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout())
-	defer cancel()
-	res, err := mcp.CallCustomMethod[*taskIDParams, *taskResult](ctx, sess.cs, methodTasksGet, &taskIDParams{TaskID: taskID})
-	if err != nil {
-		return nil, taskErr(cfg.DisplayName(), methodTasksGet, err)
-	}
-	t, err := parseTask(serverID, res.raw, m.opts.ResultLimit)
+	t, err := parseTask(serverID, raw, m.opts.ResultLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -397,40 +402,38 @@ func (m *Manager) GetTask(ctx context.Context, serverID, taskID string) (*Task, 
 // UpdateTask answers input requests of a task in input_required
 // (tasks/update); responses are keyed as the task's InputRequests.
 func (m *Manager) UpdateTask(ctx context.Context, serverID, taskID string, responses map[string]json.RawMessage) error {
-	sess, cfg, err := m.taskSession(ctx, serverID)
-	if err != nil {
+	return m.taskRequest(ctx, serverID, methodTasksUpdate, func(ctx context.Context, cs *mcp.ClientSession) error {
+		_, err := mcp.CallCustomMethod[*taskUpdateParams, *ackResult](ctx, cs, methodTasksUpdate,
+			&taskUpdateParams{TaskID: taskID, InputResponses: responses})
 		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout())
-	defer cancel()
-	_, err = mcp.CallCustomMethod[*taskUpdateParams, *ackResult](ctx, sess.cs, methodTasksUpdate,
-		&taskUpdateParams{TaskID: taskID, InputResponses: responses})
-	return taskErr(cfg.DisplayName(), methodTasksUpdate, err)
+	})
 }
 
 // CancelTask asks the server to cancel a task (tasks/cancel). Cancelling
 // is cooperative: the task may still end otherwise.
 func (m *Manager) CancelTask(ctx context.Context, serverID, taskID string) error {
-	sess, cfg, err := m.taskSession(ctx, serverID)
+	return m.taskRequest(ctx, serverID, methodTasksCancel, func(ctx context.Context, cs *mcp.ClientSession) error {
+		_, err := mcp.CallCustomMethod[*taskIDParams, *ackResult](ctx, cs, methodTasksCancel, &taskIDParams{TaskID: taskID})
+		return err
+	})
+}
+
+// taskRequest runs one of the extension's requests on server serverID's
+// live session, within the server's timeout.
+func (m *Manager) taskRequest(ctx context.Context, serverID, method string, do func(context.Context, *mcp.ClientSession) error) error {
+	m.mu.Lock()
+	s := m.servers[serverID]
+	m.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("%w: %s", ErrUnknownServer, serverID)
+	}
+	sess, cfg, _, err := s.liveSession(ctx, "")
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout())
 	defer cancel()
-	_, err = mcp.CallCustomMethod[*taskIDParams, *ackResult](ctx, sess.cs, methodTasksCancel, &taskIDParams{TaskID: taskID})
-	return taskErr(cfg.DisplayName(), methodTasksCancel, err)
-}
-
-// taskSession is the live session of server serverID, for a task request.
-func (m *Manager) taskSession(ctx context.Context, serverID string) (*session, serverconf.Config, error) {
-	m.mu.Lock()
-	s := m.servers[serverID]
-	m.mu.Unlock()
-	if s == nil {
-		return nil, serverconf.Config{}, fmt.Errorf("%w: %s", ErrUnknownServer, serverID)
-	}
-	sess, cfg, _, err := s.liveSession(ctx, "")
-	return sess, cfg, err
+	return taskErr(cfg.DisplayName(), method, do(ctx, sess.cs))
 }
 
 // taskErr says which request failed; a JSON-RPC "invalid params" answer

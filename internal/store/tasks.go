@@ -169,6 +169,18 @@ func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	return collect(rows, scanTask)
 }
 
+// UnlandedTasks returns the tasks that ended while their tool call still
+// shows running: their end was saved, but the app stopped before it
+// reached the conversation.
+func (s *Store) UnlandedTasks(ctx context.Context) ([]Task, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks
+		WHERE ended_at != 0 AND tool_call_id IN (SELECT id FROM tool_calls WHERE status = ?) ORDER BY created_at`, CallRunning)
+	if err != nil {
+		return nil, fmt.Errorf("reading ended tasks: %w", err)
+	}
+	return collect(rows, scanTask)
+}
+
 // nullID stores an empty reference as NULL, which a foreign key lets be.
 func nullID(id string) sql.NullString {
 	return sql.NullString{String: id, Valid: id != ""}
