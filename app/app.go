@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -37,6 +38,7 @@ type App struct {
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed when the frontend called Ready
+	hidden    atomic.Bool   // the page said it is hidden (WindowVisible)
 	domSeen   chan struct{} // closed when Wails reported the DOM ready
 	domOnce   sync.Once
 }
@@ -101,7 +103,7 @@ func (a *App) startup(ctx context.Context) {
 // their event emitter; an error when the database is not open.
 func (a *App) services() (*core.Services, error) {
 	a.svcOnce.Do(func() {
-		opts := &core.ServiceOptions{Emitter: a}
+		opts := &core.ServiceOptions{Emitter: a, Visible: a.visible}
 		// Children go through the binary's trampoline: Wails' asset server
 		// makes its response pipes without close-on-exec, and a server forked
 		// while one is open would keep the page from ever loading.

@@ -30,8 +30,7 @@ func (a *App) ApprovalPolicy() (approval.Policy, error) {
 	if err != nil {
 		return approval.Policy{}, err
 	}
-	grants, err := svc.Broker.Grants(a.life)
-	return approval.Policy{Yolo: svc.Broker.Yolo(), Grants: orEmpty(grants)}, err
+	return svc.Broker.Policy(a.life)
 }
 
 // RevokeGrant forgets an "always allow".

@@ -71,14 +71,14 @@ func (a *App) GetToolCalls(conversationID string) ([]store.ToolCall, error) {
 	return orEmpty(calls), err
 }
 
-// Send stores the user's message and starts the reply; progress arrives as
-// chat:* events.
-func (a *App) Send(conversationID, text string) (string, error) {
+// Send stores the user's message, with the attachments AddAttachment
+// returned, and starts the reply; progress arrives as chat:* events.
+func (a *App) Send(conversationID, text string, attachments []store.Attachment) (string, error) {
 	svc, err := a.services()
 	if err != nil {
 		return "", err
 	}
-	return svc.Chat.Send(a.life, conversationID, text)
+	return svc.Chat.Send(a.life, conversationID, text, attachments...)
 }
 
 // Stop cancels the conversation's run at once; the partial reply is kept.
@@ -101,12 +101,17 @@ func (a *App) Regenerate(conversationID string) (string, error) {
 }
 
 // EditAndResend replaces the user message at seq and answers it anew.
-func (a *App) EditAndResend(conversationID string, seq int64, text string) (string, error) {
+// attachments replace the message's (an empty list removes them); null
+// keeps them.
+func (a *App) EditAndResend(conversationID string, seq int64, text string, attachments []store.Attachment) (string, error) {
 	svc, err := a.services()
 	if err != nil {
 		return "", err
 	}
-	return svc.Chat.EditAndResend(a.life, conversationID, seq, text)
+	if attachments == nil {
+		return svc.Chat.EditAndResend(a.life, conversationID, seq, text)
+	}
+	return svc.Chat.EditAndResendWith(a.life, conversationID, seq, text, attachments)
 }
 
 // ExportConversation renders a conversation as "markdown" or "json".

@@ -2,9 +2,12 @@ package app
 
 import (
 	"github.com/switchboard-app/switchboard/internal/approval"
+	"github.com/switchboard-app/switchboard/internal/asks"
 	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/elicit"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/sampling"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
@@ -32,6 +35,15 @@ type EventPayloads struct {
 	ChatConversation  store.Conversation  `json:"chat:conversation"`
 	ChatWarning       chat.WarningEvent   `json:"chat:warning"`
 	TaskUpdate        store.Task          `json:"task:update"`
+	// What servers ask of the user (app/asks.go).
+	ElicitRequested   elicit.Request   `json:"elicit:requested"`
+	ElicitEnded       asks.Ended       `json:"elicit:ended"`
+	SamplingRequested sampling.Request `json:"sampling:requested"`
+	SamplingEnded     asks.Ended       `json:"sampling:ended"`
+	// Resources and prompts of MCP servers (app/resources.go).
+	ResourceUpdated  mcpconn.ResourceUpdated `json:"resource:updated"`
+	ResourcesChanged mcpconn.ListChanged     `json:"resources:changed"`
+	PromptsChanged   mcpconn.ListChanged     `json:"prompts:changed"`
 }
 
 // LogAppend is the payload of EventLogAppend.

@@ -162,11 +162,12 @@ export async function denyPending(page) {
   for (const r of await bound(page, 'PendingApprovals')) await bound(page, 'DecideApproval', r.id, 'deny').catch(() => {});
 }
 
-/** Forgets every "always allow" grant, turns "allow all" off, and denies what waits. */
+/** Forgets every "always allow" grant and read-only setting, turns "allow all" off, and denies what waits. */
 export async function resetPolicy(page) {
   await denyPending(page);
   const p = await bound(page, 'ApprovalPolicy');
   for (const g of p.grants) await bound(page, 'RevokeGrant', g.serverId, g.tool);
+  for (const r of p.readOnly ?? []) await bound(page, 'SetReadOnlyServer', r.serverId, false);
   if (p.yolo) await bound(page, 'SetYolo', false);
 }
 

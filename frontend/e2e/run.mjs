@@ -14,6 +14,10 @@ import {
   WAIT, approvalModal, armedModal, denyPending, bound, countModals, devCookie, ensureEverything, ensureProvider, everythingBin, ipcUpgrade, node22, nodeBin, openApp,
   resetPolicy, send, setTheme, startFakeProvider, startTaskServer, turnDone, until, waitAttr, waitText,
 } from './helpers.mjs';
+import { register as registerAttachments } from './attachments.mjs';
+import { register as registerResources } from './resources.mjs';
+import { register as registerAnnotations } from './annotations.mjs';
+import { register as registerElicit } from './elicit.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
@@ -678,6 +682,11 @@ test('a server runs calls as tasks: the card and the Tasks tab follow them, one 
     await ts.stop();
   }
 });
+
+registerAttachments({ test, withPage, toolPage, shot, fake });
+registerResources({ test, withPage, toolPage, shot, fake });
+registerAnnotations({ test, withPage, toolPage, shot, fake });
+registerElicit({ test, withPage, toolPage, shot, fake });
 
 let ok = false;
 try {

@@ -1,10 +1,12 @@
 // Package approval decides whether a tool call may run: a Broker checks the
-// remembered policy (per-tool "always" grants and the global "yolo" switch)
-// and otherwise parks the call until the user decides, the caller stops, the
-// conversation closes or the app quits.
+// remembered policy (per-tool "always" grants, per-server "read-only tools
+// run unasked" settings, which trust the server's own ToolHints, and the
+// global "yolo" switch) and otherwise parks the call until the user
+// decides, the caller stops, the conversation closes or the app quits.
 //
 // Each call is a small state machine (pending → allowed_once | allowed_always |
-// allowed_all | denied | cancelled; every state but pending is final), and the
+// allowed_all | allowed_read_only | denied | cancelled; every state but
+// pending is final), and the
 // Outcome carries the exact arguments the user saw, which are the ones to run.
 // A store failure never leaves more trusted than the user asked for: grants and
 // yolo are added only after the store saved them, and removed in memory even
@@ -41,6 +43,10 @@ const (
 	AllowAlways Decision = "allow_always"
 	// AllowAll runs this call and turns yolo on: every call runs unasked.
 	AllowAll Decision = "allow_all"
+	// AllowReadOnly runs this call because the user lets the server's
+	// read-only tools run unasked and the server says this tool is one
+	// (ToolHints.ClaimsReadOnly). Only the Broker makes this decision.
+	AllowReadOnly Decision = "allow_read_only"
 	// Deny does not run this call; the caller tells the model the user declined.
 	Deny Decision = "deny"
 	// Cancelled does not run this call: the caller stopped, the conversation
@@ -51,13 +57,13 @@ const (
 // Decisions and DecidedBys list every value of their type (the frontend's
 // contract is generated from them).
 var (
-	Decisions  = []Decision{AllowOnce, AllowAlways, AllowAll, Deny, Cancelled}
+	Decisions  = []Decision{AllowOnce, AllowAlways, AllowAll, AllowReadOnly, Deny, Cancelled}
 	DecidedBys = []DecidedBy{ByUser, ByPolicy, BySystem}
 )
 
 // Allows reports whether a call with this decision runs.
 func (d Decision) Allows() bool {
-	return d == AllowOnce || d == AllowAlways || d == AllowAll
+	return d == AllowOnce || d == AllowAlways || d == AllowAll || d == AllowReadOnly
 }
 
 // DecidedBy says who made a Decision, for the tool-call audit record.
@@ -87,9 +93,16 @@ type Request struct {
 	// one) identify the tool; both are required.
 	ServerID string `json:"serverId"`
 	Tool     string `json:"tool"`
-	// ServerName and Description are shown to the user.
+	// ServerName, Title (the tool's display name; empty when it has none)
+	// and Description are shown to the user.
 	ServerName  string `json:"serverName"`
+	Title       string `json:"title,omitempty"`
 	Description string `json:"description"`
+	// Hints are what the server says the tool does (read-only,
+	// destructive, ...), shown to the user as the server's claims; nil when
+	// it says nothing. A read-only claim lets the call run unasked if the
+	// user allows that for the server (SetReadOnly).
+	Hints *ToolHints `json:"hints,omitempty"`
 	// Fingerprint identifies the server's configuration (a digest of its
 	// command, args or URL, never a secret). A grant made for one fingerprint
 	// does not allow calls that carry another.
@@ -162,6 +175,9 @@ type Policy struct {
 	Yolo bool `json:"yolo"`
 	// Grants is sorted by server ID, then tool; never nil.
 	Grants []Grant `json:"grants"`
+	// ReadOnly lists the servers whose read-only tools run unasked,
+	// sorted by server ID; nil when none.
+	ReadOnly []ReadOnlyServer `json:"readOnly,omitempty"`
 }
 
 // A PolicyStore persists grants and the yolo switch. The Broker serialises

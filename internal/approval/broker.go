@@ -39,6 +39,7 @@ type Broker struct {
 	loaded   bool
 	yolo     bool
 	grants   map[grantKey]Grant
+	readOnly map[string]ReadOnlyServer // by server ID
 	pending  map[string]*call
 	seq      uint64 // arrival counter for pending calls
 	closed   bool
@@ -83,11 +84,12 @@ func NewBroker(opts *Options) *Broker {
 		o.Now = time.Now
 	}
 	return &Broker{
-		store:   o.Store,
-		emitter: o.Emitter,
-		now:     o.Now,
-		grants:  make(map[grantKey]Grant),
-		pending: make(map[string]*call),
+		store:    o.Store,
+		emitter:  o.Emitter,
+		now:      o.Now,
+		grants:   make(map[grantKey]Grant),
+		readOnly: make(map[string]ReadOnlyServer),
+		pending:  make(map[string]*call),
 	}
 }
 
@@ -95,9 +97,10 @@ type nopEmitter struct{}
 
 func (nopEmitter) Emit(string, any) {}
 
-// Request returns whether the call r may run. If yolo is on, or a grant for
-// r's server and tool has r's fingerprint and definition hash, it returns at
-// once (decided by policy, no event). Otherwise it registers the call (marked
+// Request returns whether the call r may run. If yolo is on, a grant for
+// r's server and tool has r's fingerprint and definition hash, or the user
+// lets r's server's read-only tools run unasked and r's tool claims to be
+// one, it returns at once (decided by policy, no event). Otherwise it registers the call (marked
 // Changed, with the allowed definition, when a grant for the same server
 // config covers an earlier definition of the tool), emits EventRequested and
 // waits until Decide, a policy change, ctx, CancelConversation or Close
@@ -161,8 +164,9 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 	}
 }
 
-// Decided returns the outcome a standing policy (yolo, or an "always"
-// grant for the call's server, tool, fingerprint and definition) gives r, without
+// Decided returns the outcome a standing policy (yolo, an "always" grant
+// for the call's server, tool, fingerprint and definition, or the server's
+// read-only setting for a tool that claims read-only) gives r, without
 // registering or announcing anything; ok is false when Request would have
 // to ask. Callers use it to record a pre-approved call in one write.
 func (b *Broker) Decided(ctx context.Context, r Request) (Outcome, bool) {
@@ -195,7 +199,7 @@ func (b *Broker) Decided(ctx context.Context, r Request) (Outcome, bool) {
 // call is still allowed, nothing is released or remembered, and Decide
 // returns an error wrapping ErrNotRemembered.
 func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
-	if _, ok := outcomes[d]; !ok || d == Cancelled {
+	if _, ok := outcomes[d]; !ok || d == Cancelled || d == AllowReadOnly {
 		return fmt.Errorf("%w: %q is not a user decision", ErrInvalidDecision, d)
 	}
 	b.mu.Lock()
@@ -293,6 +297,9 @@ func (b *Broker) policyAllowsLocked(r Request) (Decision, bool) {
 	if ok && g.Fingerprint == r.Fingerprint && g.DefinitionHash == r.DefinitionHash {
 		return AllowAlways, true
 	}
+	if b.readOnlyAllowsLocked(r) {
+		return AllowReadOnly, true
+	}
 	return "", false
 }
 
@@ -385,6 +392,10 @@ func outcomeFor(r Request, d Decision, by DecidedBy) Outcome {
 }
 
 func cloneRequest(r Request) Request {
+	if r.Hints != nil {
+		h := *r.Hints
+		r.Hints = &h
+	}
 	r.Arguments = bytes.Clone(r.Arguments)
 	r.InputSchema = bytes.Clone(r.InputSchema)
 	r.PreviousInputSchema = bytes.Clone(r.PreviousInputSchema)

@@ -158,3 +158,24 @@ func newTestBroker(t *testing.T, store PolicyStore) (*Broker, *recorder) {
 	rec.take()
 	return b, rec
 }
+
+func (s *flakyStore) ReadOnlyServers(ctx context.Context) ([]ReadOnlyServer, error) {
+	if s.failReads.Load() {
+		return nil, errStoreDown
+	}
+	return s.MemoryPolicyStore.ReadOnlyServers(ctx)
+}
+
+func (s *flakyStore) PutReadOnlyServer(ctx context.Context, r ReadOnlyServer) error {
+	if s.failWrites.Load() {
+		return errStoreDown
+	}
+	return s.MemoryPolicyStore.PutReadOnlyServer(ctx, r)
+}
+
+func (s *flakyStore) DeleteReadOnlyServer(ctx context.Context, serverID string) error {
+	if s.failWrites.Load() {
+		return errStoreDown
+	}
+	return s.MemoryPolicyStore.DeleteReadOnlyServer(ctx, serverID)
+}

@@ -2,6 +2,8 @@ package approval
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -10,9 +12,10 @@ import (
 // with yolo off. It is safe for concurrent use, and its methods return
 // ctx.Err() when ctx is done.
 type MemoryPolicyStore struct {
-	mu     sync.Mutex
-	grants map[grantKey]Grant
-	yolo   bool
+	mu       sync.Mutex
+	grants   map[grantKey]Grant
+	yolo     bool
+	readOnly map[string]ReadOnlyServer
 }
 
 // Grants returns the stored grants sorted by server ID, then tool.
@@ -68,5 +71,45 @@ func (s *MemoryPolicyStore) SetYolo(ctx context.Context, on bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.yolo = on
+	return nil
+}
+
+// ReadOnlyServers returns the stored ReadOnlyServers sorted by server ID.
+func (s *MemoryPolicyStore) ReadOnlyServers(ctx context.Context) ([]ReadOnlyServer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ReadOnlyServer, 0, len(s.readOnly))
+	for _, r := range s.readOnly {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(x, y ReadOnlyServer) int { return strings.Compare(x.ServerID, y.ServerID) })
+	return out, nil
+}
+
+// PutReadOnlyServer stores r, replacing any for the same server.
+func (s *MemoryPolicyStore) PutReadOnlyServer(ctx context.Context, r ReadOnlyServer) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readOnly == nil {
+		s.readOnly = make(map[string]ReadOnlyServer)
+	}
+	s.readOnly[r.ServerID] = r
+	return nil
+}
+
+// DeleteReadOnlyServer removes server serverID's ReadOnlyServer, if any.
+func (s *MemoryPolicyStore) DeleteReadOnlyServer(ctx context.Context, serverID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.readOnly, serverID)
 	return nil
 }

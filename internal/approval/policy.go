@@ -43,10 +43,19 @@ func (b *Broker) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("loading the approve-all setting: %w", err)
 	}
+	var readOnly []ReadOnlyServer
+	if rs, ok := b.store.(ReadOnlyStore); ok {
+		if readOnly, err = rs.ReadOnlyServers(ctx); err != nil {
+			return fmt.Errorf("loading the servers whose read-only tools run unasked: %w", err)
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, g := range grants {
 		b.grants[grantKey{g.ServerID, g.Tool}] = g
+	}
+	for _, r := range readOnly {
+		b.readOnly[r.ServerID] = r
 	}
 	b.yolo = yolo
 	b.loaded = true
@@ -121,8 +130,9 @@ func (b *Broker) Revoke(ctx context.Context, serverID, tool string) error {
 // ServerChanged tells the Broker that server serverID now has fingerprint:
 // its waiting calls made for another fingerprint are cancelled (Reason says
 // why), since the user would approve a program that no longer runs; its
-// grants made for another fingerprint are forgotten, in memory even if the
-// store fails (the error is returned); and EventPolicy is emitted.
+// grants and read-only setting made for another fingerprint are forgotten,
+// in memory even if the store fails (the error is returned); and
+// EventPolicy is emitted.
 func (b *Broker) ServerChanged(ctx context.Context, serverID, fingerprint string) error {
 	b.mu.Lock()
 	for _, c := range b.pendingLocked(func(c *call) bool {
@@ -143,10 +153,21 @@ func (b *Broker) ServerChanged(ctx context.Context, serverID, fingerprint string
 				errs = append(errs, fmt.Errorf("revoking %s of changed server %s: %w", g.Tool, g.ServerID, err))
 			}
 		}
+		b.mu.Lock()
+		ro, trusted := b.readOnly[serverID]
+		b.mu.Unlock()
+		if rs, ok := b.store.(ReadOnlyStore); ok && trusted && ro.Fingerprint != fingerprint {
+			if err := rs.DeleteReadOnlyServer(ctx, serverID); err != nil {
+				errs = append(errs, fmt.Errorf("turning off the read-only setting of changed server %s: %w", serverID, err))
+			}
+		}
 		return errors.Join(errs...)
 	}, func(error) {
 		for _, g := range b.grantsLocked(stale) {
 			delete(b.grants, grantKey{g.ServerID, g.Tool})
+		}
+		if ro, ok := b.readOnly[serverID]; ok && ro.Fingerprint != fingerprint {
+			delete(b.readOnly, serverID)
 		}
 	})
 }
@@ -218,5 +239,5 @@ func sortedGrants(m map[grantKey]Grant, keep func(Grant) bool) []Grant {
 }
 
 func (b *Broker) policyLocked() Policy {
-	return Policy{Yolo: b.yolo, Grants: b.grantsLocked(func(Grant) bool { return true })}
+	return Policy{Yolo: b.yolo, Grants: b.grantsLocked(func(Grant) bool { return true }), ReadOnly: b.readOnlyLocked()}
 }

@@ -10,17 +10,19 @@ const (
 	stateAllowedOnce   state = "allowed_once"
 	stateAllowedAlways state = "allowed_always"
 	stateAllowedAll    state = "allowed_all"
+	stateAllowedRO     state = "allowed_read_only"
 	stateDenied        state = "denied"
 	stateCancelled     state = "cancelled"
 )
 
 // outcomes maps each decision to the state it leads to from statePending.
 var outcomes = map[Decision]state{
-	AllowOnce:   stateAllowedOnce,
-	AllowAlways: stateAllowedAlways,
-	AllowAll:    stateAllowedAll,
-	Deny:        stateDenied,
-	Cancelled:   stateCancelled,
+	AllowOnce:     stateAllowedOnce,
+	AllowAlways:   stateAllowedAlways,
+	AllowAll:      stateAllowedAll,
+	AllowReadOnly: stateAllowedRO,
+	Deny:          stateDenied,
+	Cancelled:     stateCancelled,
 }
 
 // errFinal means a decision reached a call that was already resolved.

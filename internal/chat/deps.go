@@ -31,6 +31,10 @@ type Tool struct {
 	// (mcpconn.Tool.AppOnly): it is never offered to a model, and a
 	// model's call of it is refused as of an unknown tool.
 	AppOnly bool `json:"appOnly,omitempty"`
+	// Title is the tool's display name, and Hints what the server says it
+	// does (read-only, destructive, ...); both go to the approval request.
+	Title string              `json:"title,omitempty"`
+	Hints *approval.ToolHints `json:"hints,omitempty"`
 }
 
 // Key is how a conversation's tool selection names the tool: ToolKey of

@@ -30,6 +30,10 @@
 //   - The history sent to a model is rebuilt from the store each round, and
 //     made valid on the way: a tool call without a result (stopped, crashed)
 //     gets a "no result" tool message, an orphaned tool message is dropped.
+//   - A user message's attachments are blobs in the store, named by their
+//     SHA-256 (core.Services.Attach checks and stores them); the message
+//     holds only their list, and each round reads their bytes back for
+//     the model (llm inlines text and sends images as image parts).
 //   - Chat defines the small interfaces it consumes (ToolSource, Approver,
 //     Emitter) with the field names of mcpconn and approval, so the app
 //     adapts the real types in a few lines and tests use fakes.

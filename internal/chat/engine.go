@@ -184,8 +184,10 @@ func (e *Engine) Close() error {
 // Send stores text as the user's next message in the conversation and
 // starts the reply in the background. It returns the run's ID once the
 // message is stored; the run reports through events (chat:done at the end).
-func (e *Engine) Send(ctx context.Context, convID, text string) (string, error) {
-	r, err := e.start(ctx, convID, true, e.prepareSend(text))
+// The attachments, if any, were stored by core.Services.Attach; at most
+// MaxAttachments.
+func (e *Engine) Send(ctx context.Context, convID, text string, attachments ...store.Attachment) (string, error) {
+	r, err := e.start(ctx, convID, true, e.prepareSend(text, attachments))
 	if err != nil {
 		return "", err
 	}
@@ -195,8 +197,8 @@ func (e *Engine) Send(ctx context.Context, convID, text string) (string, error) 
 // Run is Send that waits for the reply. The error is about starting (busy,
 // unknown conversation, empty text, database); how the turn went is in the
 // RunResult. Cancelling ctx stops the run, like Stop.
-func (e *Engine) Run(ctx context.Context, convID, text string) (RunResult, error) {
-	r, err := e.start(ctx, convID, false, e.prepareSend(text))
+func (e *Engine) Run(ctx context.Context, convID, text string, attachments ...store.Attachment) (RunResult, error) {
+	r, err := e.start(ctx, convID, false, e.prepareSend(text, attachments))
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -226,9 +228,21 @@ func (e *Engine) Retry(ctx context.Context, convID string) (string, error) {
 }
 
 // EditAndResend replaces the text of the user message at seq, deletes every
-// later message and answers it, in the background.
+// later message and answers it, in the background. The message keeps its
+// attachments.
 func (e *Engine) EditAndResend(ctx context.Context, convID string, seq int64, text string) (string, error) {
-	r, err := e.start(ctx, convID, true, e.prepareEdit(seq, text))
+	r, err := e.start(ctx, convID, true, e.prepareEdit(seq, text, false, nil))
+	if err != nil {
+		return "", err
+	}
+	return r.id, nil
+}
+
+// EditAndResendWith is EditAndResend that also replaces the message's
+// attachments (nil or empty for none): to remove an image a model does
+// not take, say.
+func (e *Engine) EditAndResendWith(ctx context.Context, convID string, seq int64, text string, attachments []store.Attachment) (string, error) {
+	r, err := e.start(ctx, convID, true, e.prepareEdit(seq, text, true, attachments))
 	if err != nil {
 		return "", err
 	}
@@ -343,18 +357,22 @@ func (e *Engine) release(r *run) {
 	e.wg.Done()
 }
 
-func (e *Engine) prepareSend(text string) prepareFunc {
+func (e *Engine) prepareSend(text string, attachments []store.Attachment) prepareFunc {
 	return func(ctx context.Context, conv store.Conversation) error {
-		if strings.TrimSpace(text) == "" {
+		if strings.TrimSpace(text) == "" && len(attachments) == 0 {
 			return ErrEmptyMessage
 		}
-		m, err := e.opts.Store.AppendMessage(ctx, store.Message{ConversationID: conv.ID, Role: store.RoleUser, Content: text})
+		atts, err := e.checkAttachments(ctx, attachments)
+		if err != nil {
+			return err
+		}
+		m, err := e.opts.Store.AppendMessage(ctx, store.Message{ConversationID: conv.ID, Role: store.RoleUser, Content: text, Attachments: atts})
 		if err != nil {
 			return fmt.Errorf("saving your message: %w", err)
 		}
 		e.emit.Emit(EventMessage, m)
 		if conv.Title == "" {
-			if t := Title(text); t != "" {
+			if t := cmp.Or(Title(text), attachmentTitle(atts)); t != "" {
 				if err := e.opts.Store.RenameConversation(ctx, conv.ID, t); err != nil {
 					e.log.Warn("setting title", "conversationId", conv.ID, "err", err)
 				} else if c, err := e.opts.Store.Conversation(ctx, conv.ID); err == nil {
@@ -394,11 +412,8 @@ func (e *Engine) prepareRetry(ctx context.Context, conv store.Conversation) erro
 	return e.prepareRegenerate(ctx, conv)
 }
 
-func (e *Engine) prepareEdit(seq int64, text string) prepareFunc {
+func (e *Engine) prepareEdit(seq int64, text string, replace bool, attachments []store.Attachment) prepareFunc {
 	return func(ctx context.Context, conv store.Conversation) error {
-		if strings.TrimSpace(text) == "" {
-			return ErrEmptyMessage
-		}
 		m, err := e.opts.Store.MessageAt(ctx, conv.ID, seq)
 		if err != nil {
 			return err
@@ -406,7 +421,21 @@ func (e *Engine) prepareEdit(seq int64, text string) prepareFunc {
 		if m.Role != store.RoleUser {
 			return ErrNotUserMessage
 		}
-		m, err = e.opts.Store.EditMessage(ctx, conv.ID, seq, text)
+		if !replace {
+			attachments = m.Attachments
+		}
+		if strings.TrimSpace(text) == "" && len(attachments) == 0 {
+			return ErrEmptyMessage
+		}
+		if replace {
+			atts, cerr := e.checkAttachments(ctx, attachments)
+			if cerr != nil {
+				return cerr
+			}
+			m, err = e.opts.Store.ReplaceMessage(ctx, conv.ID, seq, text, atts)
+		} else {
+			m, err = e.opts.Store.EditMessage(ctx, conv.ID, seq, text)
+		}
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,6 +20,17 @@ type Export struct {
 	Messages     []store.Message    `json:"messages"`
 	// ToolCalls is the audit of every tool call, with whole results.
 	ToolCalls []store.ToolCall `json:"toolCalls"`
+	// Blobs are the bytes of the messages' attachments, each once (a
+	// message's Attachments name them by ID); absent when there are none.
+	Blobs []ExportBlob `json:"blobs,omitempty"`
+}
+
+// An ExportBlob is an attachment's bytes in an Export.
+type ExportBlob struct {
+	ID   string `json:"id"`
+	MIME string `json:"mime"`
+	// Data is base64 in the JSON.
+	Data []byte `json:"data"`
 }
 
 // ExportJSON returns the conversation, its messages and its tool-call
@@ -27,6 +39,23 @@ func ExportJSON(ctx context.Context, st *store.Store, convID string) ([]byte, er
 	x, err := load(ctx, st, convID)
 	if err != nil {
 		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, m := range x.Messages {
+		for _, a := range m.Attachments {
+			if seen[a.ID] {
+				continue
+			}
+			seen[a.ID] = true
+			data, mime, err := st.Blob(ctx, a.ID)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // the message still names it
+			}
+			if err != nil {
+				return nil, err
+			}
+			x.Blobs = append(x.Blobs, ExportBlob{ID: a.ID, MIME: mime, Data: data})
+		}
 	}
 	return json.MarshalIndent(x, "", "  ")
 }
@@ -70,6 +99,12 @@ func ExportMarkdown(ctx context.Context, st *store.Store, convID string) (string
 		switch m.Role {
 		case store.RoleUser:
 			fmt.Fprintf(&b, "\n## User\n\n%s\n", m.Content)
+			for i, a := range m.Attachments {
+				if i == 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "- Attached: `%s` (%s, %s%s)\n", strings.ReplaceAll(oneLine(a.Name), "`", "'"), a.MIME, sizeText(a.Size), map[bool]string{true: ", truncated"}[a.Truncated])
+			}
 		case store.RoleAssistant:
 			var meta ReplyMeta
 			_ = json.Unmarshal(m.Meta, &meta)
@@ -121,3 +156,14 @@ func fence(lang, text string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sizeText is a size as a person reads it: "512 bytes", "12.5 KiB".
+func sizeText(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
+}

@@ -18,6 +18,12 @@ const noResult = "No result: the call did not finish (the reply was stopped or t
 // noResult); tool messages that answer no call are dropped, and replies
 // that failed before any text (and notes) are left out.
 func buildHistory(system string, stored []store.Message) []llm.Message {
+	return buildHistoryWith(system, stored, nil)
+}
+
+// buildHistoryWith is buildHistory with the attachments' bytes, by blob
+// ID (Engine.blobs); an attachment without them is named as missing.
+func buildHistoryWith(system string, stored []store.Message, blobs map[string][]byte) []llm.Message {
 	var out []llm.Message
 	if system != "" {
 		out = append(out, llm.Message{Role: llm.RoleSystem, Content: system})
@@ -59,7 +65,7 @@ func buildHistory(system string, stored []store.Message) []llm.Message {
 			}
 		case store.RoleUser, store.RoleSystem:
 			answer()
-			out = append(out, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
+			out = append(out, llm.Message{Role: llm.Role(m.Role), Content: m.Content, Attachments: llmAttachments(m.Attachments, blobs)})
 		}
 	}
 	answer()

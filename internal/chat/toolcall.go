@@ -76,7 +76,7 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	tc.id = rec.ID
 	req := approval.Request{ID: tc.id, ConversationID: tc.conv.ID, ServerID: tool.ServerID, Tool: cmp.Or(tool.OriginalName, tool.Name),
 		ServerName: tool.ServerName, Description: tool.Description, Fingerprint: tool.Fingerprint, Arguments: json.RawMessage(args),
-		DefinitionHash: tool.DefinitionHash, InputSchema: tool.InputSchema}
+		DefinitionHash: tool.DefinitionHash, InputSchema: tool.InputSchema, Title: tool.Title, Hints: tool.Hints}
 
 	// A call a standing policy allows is recorded as requested, decided
 	// and started in one write; any other is recorded before it is checked
@@ -136,7 +136,8 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	tc.event(ToolCallEvent{Status: ToolRunning})
 	// The call runs on the server and the definition that were approved,
 	// or not at all.
-	res, err := e.opts.Tools.CallTool(tc.ctx, tool.Ref(), out.Arguments, tc.progress)
+	octx := withOrigin(tc.ctx, CallOrigin{ConversationID: tc.conv.ID, ProviderID: tc.conv.ProviderID, Model: tc.conv.Model})
+	res, err := e.opts.Tools.CallTool(octx, tool.Ref(), out.Arguments, tc.progress)
 	took := e.opts.Now().Sub(start)
 	switch {
 	case err != nil && tc.ctx.Err() != nil:

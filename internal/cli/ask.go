@@ -18,13 +18,15 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/elicit"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
+	"github.com/switchboard-app/switchboard/internal/sampling"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
 func init() {
-	register("ask", "one chat turn on the terminal: ask [--provider ID | --base-url URL] [--model M] [--conversation ID] [--yolo] [--allow SERVER/TOOL] \"prompt\"", runAsk)
+	register("ask", "one chat turn on the terminal: ask [--provider ID | --base-url URL] [--model M] [--conversation ID] [--yolo] [--allow SERVER/TOOL] [--attach FILE] \"prompt\"", runAsk)
 }
 
 type stringList []string
@@ -48,11 +50,18 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	var allow stringList
 	fs.Var(&allow, "allow", "allow calls of this tool without asking (repeatable): server/tool (server ID or name, the server's tool name), the exposed name models see, or a tool name only one server has")
 	wait := fs.Duration("wait-servers", 15*time.Second, "how long to wait for MCP servers to connect")
+	var attachFiles stringList
+	fs.Var(&attachFiles, "attach", fmt.Sprintf("attach a file to the message (repeatable, at most %d): an image (PNG, JPEG, GIF, WebP; up to %s) for a vision model, a text file (inlined; cut at %s) or a PDF (its text)",
+		chat.MaxAttachments, core.FormatBytes(core.MaxImageBytes), core.FormatBytes(core.MaxTextBytes)))
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if prompt == "" {
+	if len(attachFiles) > chat.MaxAttachments {
+		fmt.Fprintf(env.Stderr, "switchboard: %d files to attach; a message can have at most %d\n", len(attachFiles), chat.MaxAttachments)
+		return 2
+	}
+	if prompt == "" && len(attachFiles) == 0 {
 		fmt.Fprintln(env.Stderr, `usage: switchboard ask [flags] "prompt"`)
 		return 2
 	}
@@ -107,13 +116,18 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	}
 	out.setPolicy(policy)
 
+	attachments, err := askAttachments(ctx, svc, attachFiles, env.Stderr)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
 	conv, err := askConversation(ctx, c.Store, *convID, *providerID, *model, *baseURL)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
 		return 1
 	}
 	out.conv = conv.ID
-	res, err := svc.Chat.Run(ctx, conv.ID, prompt)
+	res, err := svc.Chat.Run(ctx, conv.ID, prompt, attachments...)
 	out.finish()
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
@@ -128,6 +142,28 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	}
 	fmt.Fprintln(env.Stderr, "switchboard:", res.Error)
 	return 1
+}
+
+// askAttachments reads and stores the files of --attach, each read no
+// further than core.MaxAttachmentBytes; a text cut to its limit is said
+// on w.
+func askAttachments(ctx context.Context, svc *core.Services, files []string, w io.Writer) ([]store.Attachment, error) {
+	var out []store.Attachment
+	for _, f := range files {
+		in, err := core.ReadAttachment(f)
+		if err != nil {
+			return nil, fmt.Errorf("--attach %s: %w", f, err)
+		}
+		a, err := svc.Attach(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("--attach %s: %w", f, err)
+		}
+		if a.Truncated {
+			fmt.Fprintf(w, "[%s is cut to its first %s; the model is told]\n", f, core.FormatBytes(a.Size))
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 func isTerminal(r io.Reader) bool {
@@ -301,6 +337,8 @@ func (p *askPrinter) Emit(name string, payload any) {
 		if s, ok := payload.(chat.StatusEvent); ok && s.State == chat.StateRetrying {
 			fmt.Fprintf(p.env.Stderr, "[%s]\n", s.Message)
 		}
+	case elicit.EventEnded, sampling.EventEnded:
+		refusedAsk(p.env.Stderr, name, payload)
 	case approval.EventRequested:
 		r, ok := payload.(approval.Request)
 		if !ok {

@@ -118,7 +118,16 @@ var helpText = map[string]string{
                                          sign in to a remote server as a workload, with the identity
                                          token (a JWT) the platform keeps in TOKEN-FILE; ID off removes it
   switchboard servers set-secret ID NAME set env variable (local server) or header (remote server) NAME
-                                         to the value read from standard input, kept in the OS keyring`,
+                                         to the value read from standard input, kept in the OS keyring
+  switchboard servers log-level ID LEVEL ask server ID for MCP log messages at LEVEL and above (debug, info,
+                                         notice, warning, error, critical, alert, emergency; default: the server's choice)
+  switchboard servers log [-n N] ID      print the last N lines of the server's log (stderr, MCP log messages)
+  switchboard servers roots ID [FOLDER... | none]
+                                         print, or set, the folders the server is offered as MCP roots
+                                         (none by default; server-filesystem then works in those instead)
+  switchboard servers read-only ID on|off
+                                         on: the tools the server says are read-only (readOnlyHint, and not
+                                         destructiveHint) run without asking; the server's claim, so off by default`,
 	"providers": `Usage:
   switchboard providers [list]
   switchboard providers add [-id ID] [-preset P] [-base-url URL] [-model M] [-key-stdin]

@@ -83,6 +83,26 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 			return 2
 		}
 		return serversTools(ctx, env, fs.Arg(0), *schema, *wait)
+	case "log-level":
+		if len(args) != 3 {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers log-level ID LEVEL   (debug, info, notice, warning, error, critical, alert, emergency, or default)")
+			return 2
+		}
+		return serversLogLevel(ctx, env, args[1], args[2])
+	case "log":
+		return serversLog(ctx, env, args[1:])
+	case "roots":
+		if len(args) < 2 {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers roots ID [FOLDER... | none]   (the folders the server may work in, as MCP roots)")
+			return 2
+		}
+		return serversRoots(ctx, env, args[1], args[2:])
+	case "read-only":
+		if len(args) != 3 || (args[2] != "on" && args[2] != "off") {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers read-only ID on|off   (on: the tools the server says are read-only run without asking; its claim, not a guarantee)")
+			return 2
+		}
+		return serversReadOnly(ctx, env, args[1], args[2] == "on")
 	case "set-secret":
 		if len(args) != 3 {
 			fmt.Fprintln(env.Stderr, "usage: switchboard servers set-secret ID NAME   (the value is read from standard input)")
@@ -90,7 +110,7 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 		}
 		return serversSetSecret(ctx, env, args[1], args[2])
 	}
-	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, tools [-schema] [ID], import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, workload-identity ID CLIENT-ID TOKEN-FILE|off, set-secret ID NAME)\n", args[0])
+	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, tools [-schema] [ID], import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, workload-identity ID CLIENT-ID TOKEN-FILE|off, set-secret ID NAME, log-level ID LEVEL, log [-n N] ID, read-only ID on|off, roots ID [FOLDER...|none])\n", args[0])
 	return 2
 }
 
@@ -306,13 +326,13 @@ func listTools(ctx context.Context, env *Env, s *core.Services, cfgs []servercon
 		return 0
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tTOOL\tENABLED\tDESCRIPTION")
+	fmt.Fprintln(tw, "SERVER\tTOOL\tENABLED\tHINTS\tDESCRIPTION")
 	for _, t := range tools {
 		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
 		if r := []rune(desc); len(r) > 80 {
 			desc = string(r[:79]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", t.ServerID, t.OriginalName, t.Enabled, desc)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", t.ServerID, t.OriginalName, t.Enabled, hintWords(t.Annotations), desc)
 	}
 	tw.Flush()
 	return 0

@@ -61,7 +61,7 @@ func TestServersToolsSchema(t *testing.T) {
 	}
 
 	code, out, errOut := run(t, dir, "", "servers", "tools")
-	if code != 0 || !strings.Contains(out, "SERVER") || !strings.Contains(out, "shop    order  true     Places an order.\n") {
+	if code != 0 || !strings.Contains(out, "SERVER") || !strings.Contains(out, "shop    order  true     -      Places an order.\n") {
 		t.Fatalf("tools: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 

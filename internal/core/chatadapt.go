@@ -13,6 +13,9 @@ import (
 // toolSource adapts the connection manager to chat.ToolSource.
 type toolSource struct {
 	m *mcpconn.Manager
+	// calls learns which conversation each running call is for (nil:
+	// nobody asks).
+	calls *callOrigins
 }
 
 func (t toolSource) Tools() []chat.Tool {
@@ -21,7 +24,7 @@ func (t toolSource) Tools() []chat.Tool {
 	for i, x := range tools {
 		out[i] = chat.Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
 			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint,
-			DefinitionHash: x.DefinitionHash, AppOnly: x.AppOnly}
+			DefinitionHash: x.DefinitionHash, AppOnly: x.AppOnly, Title: x.Title, Hints: toolHints(x.Annotations)}
 	}
 	return out
 }
@@ -30,6 +33,9 @@ func (t toolSource) Tools() []chat.Tool {
 // here, the definition by the manager as it calls.
 func (t toolSource) CallTool(ctx context.Context, ref chat.ToolRef, args json.RawMessage, onProgress func(chat.Progress)) (chat.ToolResult, error) {
 	mref := mcpconn.ToolRef{ServerID: ref.ServerID, Tool: ref.Tool, DefinitionHash: ref.DefinitionHash, Fingerprint: ref.Fingerprint}
+	if o, ok := chat.OriginOf(ctx); ok && t.calls != nil {
+		defer t.calls.add(ref.ServerID, o)()
+	}
 	res, err := t.m.CallToolRef(ctx, mref, args, func(p mcpconn.Progress) {
 		if onProgress != nil {
 			onProgress(chat.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})

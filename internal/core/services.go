@@ -39,6 +39,8 @@ type Services struct {
 
 	store *store.Store
 	auth  *authorizer
+	// asks holds what servers ask of the user (elicitation, sampling).
+	asks *serverAsks
 }
 
 // ServiceOptions tune the services; nil means defaults.
@@ -51,9 +53,15 @@ type ServiceOptions struct {
 	// Provider overrides how the chat engine finds a provider's client
 	// (the CLI's --base-url); nil means the configured providers.
 	Provider chat.ProviderFunc
-	// OpenBrowser shows an authorization URL; nil means the system
+	// OpenBrowser shows an authorization URL, or the page a server asks
+	// the user to open (once the user agrees); nil means the system
 	// browser. Tests follow the redirects themselves.
 	OpenBrowser oauth.Opener
+	// Visible reports whether the user can see the window now. Servers
+	// may ask for input or a completion only then; nil (the CLI) means no
+	// window, and such requests are refused with a note in the server's
+	// log.
+	Visible func() bool
 }
 
 // ErrNoDatabase is returned when a service is asked for while the
@@ -100,9 +108,12 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.AuthHandler == nil {
 		mo.AuthHandler = authz.handler
 	}
-	s := &Services{store: c.Store, auth: authz}
+	s := &Services{store: c.Store, auth: authz, asks: newServerAsks(em, opts.Visible)}
 	if mo.Elicit == nil {
-		mo.Elicit = declineElicitation(func() *mcpconn.Manager { return s.Manager })
+		mo.Elicit = s.asks.elicitHandler
+	}
+	if mo.Sample == nil {
+		mo.Sample = s.asks.sampleHandler
 	}
 	s.Manager = mcpconn.NewManager(&mo)
 	s.Broker = approval.NewBroker(&approval.Options{Store: grantStore{c.Store}, Emitter: em})
@@ -124,12 +135,14 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 			return cl, rec.DefaultModel, err
 		}
 	}
+	s.asks.wire(s, provider, opts.OpenBrowser, c.Log.With("component", "asks"))
 	s.Tasks = tasks.New(&tasks.Options{
 		Store:  c.Store,
 		Source: s.Manager,
 		Emit:   em,
 		Log:    c.Log.With("component", "tasks"),
 		OnEnd:  landTask(func() *chat.Engine { return s.Chat }, c.Log.With("component", "tasks")),
+		Answer: s.asks.answerTaskInput,
 	})
 	s.Chat = chat.NewEngine(&chat.Options{
 		Store:    c.Store,
@@ -148,7 +161,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 			}
 			return llm.ToolLimitsFor(rec.BaseURL)
 		},
-		Tools:               toolSource{m: s.Manager},
+		Tools:               toolSource{m: s.Manager, calls: &s.asks.calls},
 		Approver:            s.Broker,
 		Tasks:               taskFollower{s.Tasks},
 		Emitter:             em,
@@ -169,6 +182,7 @@ func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
 	if _, err := s.store.MarkInterrupted(ctx); err != nil {
 		log.Error("marking interrupted replies", "err", err)
 	}
+	s.pruneAttachments(ctx, log)
 	if err := s.Broker.Load(ctx); err != nil {
 		log.Error("loading approval policy", "err", err)
 	}
@@ -211,7 +225,7 @@ func (s *Services) Close() error {
 	}
 	// Runs stop first (their tool calls are cancelled, partial replies
 	// saved), then pending approvals, then the servers.
-	return errors.Join(s.Chat.Close(), s.Tasks.Close(), s.Broker.Close(), s.Manager.Close())
+	return errors.Join(s.Chat.Close(), s.Tasks.Close(), s.Broker.Close(), s.asks.Close(), s.Manager.Close())
 }
 
 // grantStore adapts the store to approval.PolicyStore.

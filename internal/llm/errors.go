@@ -196,6 +196,8 @@ type rejectedError struct {
 	provider string
 	status   int
 	d        providerDetail
+	// images is set when the request sent images (withImageAdvice).
+	images bool
 }
 
 func (e *rejectedError) Error() string {
@@ -206,9 +208,14 @@ func (e *rejectedError) Error() string {
 		b.WriteString(strings.TrimRight(s, ". "))
 	}
 	b.WriteString(". ")
-	if e.aboutTools() {
+	switch {
+	case e.images && (mentionsImages(e.d.Message) || mentionsImages(e.d.Param)):
+		b.WriteString("This model does not take images: " + imageAdvice + ".")
+	case e.aboutTools():
 		b.WriteString("Switch off the tools this conversation does not need (the tools button by the message box), or pick a model that accepts them.")
-	} else {
+	case e.images:
+		b.WriteString("If this model does not take images, " + imageAdvice + "; otherwise check the model and the provider's settings in Settings → Providers.")
+	default:
 		b.WriteString("Check the model and the provider's settings in Settings → Providers, or pick another model.")
 	}
 	return b.String()

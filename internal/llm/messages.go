@@ -27,6 +27,9 @@ type Message struct {
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 	// ToolCallID names the call a tool message answers.
 	ToolCallID string `json:"toolCallId,omitempty"`
+	// Attachments are the files and images of a user message (see
+	// Attachment for how each is sent).
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // A ToolCall is one complete call the model asked for.
@@ -121,6 +124,10 @@ func chatRequest(r Request) (openai.ChatCompletionRequest, bool, error) {
 func chatMessage(m Message) (openai.ChatCompletionMessage, bool) {
 	msg := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
 	switch m.Role {
+	case RoleUser:
+		if len(m.Attachments) > 0 {
+			msg = userMessage(m)
+		}
 	case RoleAssistant:
 		if m.Content == "" && len(m.ToolCalls) == 0 {
 			return msg, false

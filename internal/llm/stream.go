@@ -21,7 +21,10 @@ var errIdle = errors.New("stream idle")
 // On error the Reply holds what arrived before it: cancelling ctx (Stop)
 // closes the connection at once and returns the partial Reply with
 // ctx.Err(); a dropped connection returns it with ErrConnection.
-func (c *Client) Stream(ctx context.Context, req Request, onEvent func(Event)) (Reply, error) {
+func (c *Client) Stream(ctx context.Context, req Request, onEvent func(Event)) (reply Reply, err error) {
+	if hasImages(req) {
+		defer func() { err = withImageAdvice(err) }()
+	}
 	start := time.Now()
 	b := newReplyBuilder(req.Model, start)
 	oreq, zeroTemp, err := chatRequest(req)

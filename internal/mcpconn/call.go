@@ -232,6 +232,7 @@ func (m *Manager) call(ctx context.Context, name string, ref ToolRef, args json.
 
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: arguments}
 	params.SetProgressToken(token)
+	sess.withLogLevel(params)
 	sinkCtx, sink := withTaskSink(callCtx)
 	res, err := sess.cs.CallTool(sinkCtx, params)
 	if err == nil {
@@ -243,6 +244,7 @@ func (m *Manager) call(ctx context.Context, name string, ref ToolRef, args json.
 		case task != nil:
 			out.Task = task
 		}
+		out.checkStructured(s.outputSchemaOf(key.tool))
 		return out, nil
 	}
 

@@ -45,7 +45,20 @@
 // user to read, and a copy cleaned into what every provider accepts
 // (Tool.InputSchema, see cleanSchema), which is all models ever get.
 //
+// A server's MCP log messages go into its log beside its stderr, bounded
+// (serverlog.go), at the level its config asks for; roots are offered only
+// to a server configured with some (roots.go). A result's structured
+// content is checked against the tool's output schema (structured.go).
+//
 // Tool names are "<server>__<tool>", sanitized and suffixed with a hash of
 // the exact pair when needed, so they are valid for every provider, unique
 // and stable across restarts.
+//
+// Resources, prompts and completion (resources.go, prompts.go) are asked of
+// the live session on demand, never kept here: each request is checked
+// against what the server declared (Status.Offers, ErrNotOffered), bounded
+// like a call, and listings and reads the server says may be kept come from
+// the SDK's own cache. Subscriptions are the Manager's, not the session's,
+// so they are renewed when a server reconnects; a server's updates and
+// list changes become events at most every notifyInterval.
 package mcpconn

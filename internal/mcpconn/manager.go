@@ -117,6 +117,10 @@ type Options struct {
 	// form or opens the URL). Nil means Switchboard does not advertise
 	// elicitation, and the SDK refuses such requests.
 	Elicit func(ctx context.Context, serverID string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Sample answers a server's sampling/createMessage (the user approves
+	// a completion). Nil means Switchboard does not advertise sampling.
+	// Sampling is advertised without tools (sampling.tools).
+	Sample func(ctx context.Context, serverID string, req *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
 
 	// ClientName and ClientVersion identify Switchboard to servers; zero
 	// means "switchboard" and "dev".
@@ -198,6 +202,8 @@ type Manager struct {
 	registry []Tool                  // tools of connected servers
 	byName   map[string]toolKey      // exposed name -> server and tool
 	regTools map[string][]Tool       // server ID -> its part of registry
+
+	res resourceState // subscriptions and notifications (resources.go)
 }
 
 // NewManager returns a Manager; call Start to connect servers.
@@ -409,6 +415,12 @@ func (m *Manager) Update(cfg serverconf.Config) error {
 		m.rebuildRegistry()
 		s.emitTools()
 	}
+	if old.LogLevel != cfg.LogLevel && !reach {
+		s.applyLogLevel(cfg.LogLevel)
+	}
+	if !slices.Equal(old.Roots, cfg.Roots) && !reach {
+		s.applyRoots(cfg.Roots)
+	}
 	return nil
 }
 
@@ -418,12 +430,17 @@ func sameReach(a, b serverconf.Config) bool {
 	a.Enabled, b.Enabled = false, false
 	a.CallTimeout, b.CallTimeout = 0, 0
 	a.DisabledTools, b.DisabledTools = nil, nil
+	a.LogLevel, b.LogLevel = "", "" // applied to the live session
+	if (len(a.Roots) > 0) == (len(b.Roots) > 0) {
+		a.Roots, b.Roots = nil, nil // sent as roots/list_changed
+	}
 	return reflect.DeepEqual(a, b)
 }
 
 func cloneConfig(c serverconf.Config) serverconf.Config {
 	c.Args = slices.Clone(c.Args)
 	c.DisabledTools = slices.Clone(c.DisabledTools)
+	c.Roots = slices.Clone(c.Roots)
 	if c.Env != nil {
 		env := make(map[string]serverconf.Value, len(c.Env))
 		for k, v := range c.Env {
@@ -461,6 +478,7 @@ func (m *Manager) Remove(id string) error {
 	s.stopRun()
 	s.detachSession(nil)
 	s.stderr.Close()
+	m.forgetSubscriptions(id)
 	return nil
 }
 
@@ -641,5 +659,16 @@ func (m *Manager) elicitHandler(id string) func(context.Context, *mcp.ElicitRequ
 	}
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return m.opts.Elicit(ctx, id, req.Params)
+	}
+}
+
+// sampleHandler adapts Options.Sample for the session of server id; nil
+// when sampling is not offered.
+func (m *Manager) sampleHandler(id string) func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+	if m.opts.Sample == nil {
+		return nil
+	}
+	return func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+		return m.opts.Sample(ctx, id, req.Params)
 	}
 }

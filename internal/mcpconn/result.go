@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,6 +30,10 @@ type Result struct {
 	Content []Content `json:"content"`
 	// StructuredContent is the tool's structured output, if any.
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty" ts_type:"unknown"`
+	// StructuredWarning says how the result breaks the tool's output
+	// schema (see checkStructured); empty when it keeps it, or the tool
+	// declares none.
+	StructuredWarning string `json:"structuredWarning,omitempty"`
 	// IsError is set when the tool (or the server, answering with a JSON-RPC
 	// error) reports failure; the model still gets the text, marked.
 	IsError bool           `json:"isError,omitempty"`
@@ -112,10 +117,12 @@ func errorResult(msg string, limit int) *Result {
 }
 
 // ForModel renders the result as text for a model: text blocks as they are,
-// other blocks as short descriptions, structured content as JSON when there
-// is no text. An error result starts with "[tool error]". Text longer than
-// limit characters is cut and ends with a notice. limit <= 0 means the
-// Manager's ResultLimit.
+// other blocks as short descriptions, then the structured content as JSON
+// (alone when there is no text; after "[structured content]" unless the
+// text already holds it, see textHoldsStructured), and what is wrong with it
+// against the tool's output schema. An error result starts with "[tool error]". Text longer
+// than limit characters is cut and ends with a notice. limit <= 0 means
+// the Manager's ResultLimit.
 func (r *Result) ForModel(limit int) string {
 	if limit <= 0 {
 		limit = r.limit
@@ -151,8 +158,15 @@ func (r *Result) ForModel(limit int) string {
 			}
 		}
 	}
-	if !hasText && len(r.StructuredContent) > 0 {
+	switch {
+	case len(r.StructuredContent) == 0:
+	case !hasText:
 		parts = append(parts, string(r.StructuredContent))
+	case !r.textHoldsStructured():
+		parts = append(parts, "[structured content]\n"+string(r.StructuredContent))
+	}
+	if r.StructuredWarning != "" {
+		parts = append(parts, "[warning: "+r.StructuredWarning+"]")
 	}
 	text := strings.Join(parts, "\n")
 	if r.IsError {
@@ -209,3 +223,57 @@ func comma(n int64) string {
 	}
 	return b.String()
 }
+
+// textHoldsStructured reports whether r's text already says what its
+// structured content does, so the model need not get it twice: a text block
+// is that content serialized (as the spec asks servers to send for older
+// clients), or the content holds only strings, each found in the text (as
+// server-filesystem's {"content": <the file>}). Numbers and booleans are
+// not looked for in prose; content past maxHeldCheck is sent anyway.
+func (r *Result) textHoldsStructured() bool {
+	if len(r.StructuredContent) > maxHeldCheck {
+		return false
+	}
+	var want any
+	if json.Unmarshal(r.StructuredContent, &want) != nil {
+		return false
+	}
+	var texts []string
+	for _, c := range r.Content {
+		if c.Type != ContentText {
+			continue
+		}
+		texts = append(texts, c.Text)
+		if len(c.Text) > 2*len(r.StructuredContent)+1024 {
+			continue
+		}
+		var got any
+		if json.Unmarshal([]byte(c.Text), &got) == nil && reflect.DeepEqual(got, want) {
+			return true
+		}
+	}
+	all := strings.Join(texts, "\n")
+	found := true
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			found = found && strings.Contains(all, x)
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		default: // a number, a boolean or null
+			found = false
+		}
+	}
+	walk(want)
+	return found && len(texts) > 0
+}
+
+// maxHeldCheck bounds the structured content textHoldsStructured reads.
+const maxHeldCheck = 1 << 20

@@ -50,6 +50,8 @@ func TestResultKeepsEveryContentKind(t *testing.T) {
 		"[resource link: a.txt <file:///a.txt> (text/plain)] a file",
 		"[resource <mem://note>]\nnote text",
 		"[resource <mem://bin>: application/octet-stream, 4 bytes]",
+		"[structured content]", // not in the text: the model gets it too
+		`{"temp":21}`,
 	}, "\n")
 	if got := r.ForModel(0); got != wantText {
 		t.Errorf("ForModel:\n%s\nwant:\n%s", got, wantText)

@@ -69,6 +69,18 @@ type session struct {
 	progMu   sync.Mutex
 	progress map[string]func(*mcp.ProgressNotificationParams)
 
+	// The server's MCP log messages and the level asked of it (serverlog.go).
+	logGate  logGate
+	logLevel atomic.Value // serverconf.LogLevel wanted
+	logMu    sync.Mutex   // serializes sendLogLevel
+	logSent  serverconf.LogLevel
+
+	// The roots offered (roots.go); client is nil in a failed dial.
+	client    *mcp.Client
+	rootsWant atomic.Value // []string wanted
+	rootsMu   sync.Mutex   // serializes sendRoots
+	rootsSent []string
+
 	stopOnce sync.Once
 }
 
@@ -186,12 +198,24 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	if err != nil {
 		return fail(err)
 	}
-	// No roots: Switchboard has none to offer, and servers such as
-	// server-filesystem replace their configured directories with the
-	// client's roots when it advertises them. Tasks where a call's task
+	// Roots only when the user offers the server some (roots.go): servers
+	// such as server-filesystem replace their configured directories with
+	// the client's roots when it advertises them. Tasks where a call's task
 	// handle can be caught (see taskwire.go): not over the legacy SSE
 	// transport.
 	caps := &mcp.ClientCapabilities{}
+	if len(cfg.Roots) > 0 {
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
+	// Elicitation in both modes, and sampling without tools (see
+	// Options.Elicit and Options.Sample): set here, as the SDK would
+	// declare tools with a CreateMessageWithToolsHandler and no URL mode.
+	if m.opts.Elicit != nil {
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+	}
+	if m.opts.Sample != nil {
+		caps.Sampling = &mcp.SamplingCapabilities{}
+	}
 	if cfg.Transport != serverconf.TransportSSE {
 		caps.AddExtension(TasksExtension, map[string]any{})
 		if _, ok := transport.(*mcp.StreamableClientTransport); !ok {
@@ -201,8 +225,11 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	client := mcp.NewClient(&mcp.Implementation{Name: m.opts.ClientName, Version: m.opts.ClientVersion}, &mcp.ClientOptions{
 		Logger:       m.log.With("server", cfg.ID),
 		Capabilities: caps,
-		// The SDK adds the elicitation capability when a handler is set.
-		ElicitationHandler: m.elicitHandler(cfg.ID),
+
+		// Requests that wait on the user (capabilities above).
+		ElicitationHandler:            m.elicitHandler(cfg.ID),
+		CreateMessageWithToolsHandler: m.sampleHandler(cfg.ID),
+
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select { // runs on the read loop: just signal the supervisor
 			case s.toolsChanged <- struct{}{}:
@@ -212,9 +239,29 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.onProgress(req.Params)
 		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s.onLog(req.Params)
+		},
+		// Resources and prompts (resources.go): events for the UI, throttled.
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			m.onResourceUpdated(cfg.ID, req.Params)
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			m.onListChanged(cfg.ID, EventResourcesChanged)
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			m.onListChanged(cfg.ID, EventPromptsChanged)
+		},
 	})
 	if err := addTaskMethods(client); err != nil {
 		return fail(err)
+	}
+	if len(cfg.Roots) > 0 {
+		s.client = client
+		noteMissingRoots(ring, cfg.Roots)
+		client.AddRoots(rootsOf(cfg.Roots)...) // no session yet: nothing is sent
+		s.rootsSent = slices.Clone(cfg.Roots)
+		s.rootsWant.Store(slices.Clone(cfg.Roots))
 	}
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
@@ -222,6 +269,8 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	}
 	s.cs = cs
 	s.protocol = cs.InitializeResult().ProtocolVersion
+	s.logLevel.Store(cfg.LogLevel)
+	s.sendLogLevel(ctx)
 	listing, err := s.listTools(ctx, m.opts.MaxTools)
 	if err != nil {
 		return fail(fmt.Errorf("listing tools: %w", err))

@@ -57,6 +57,12 @@ type Status struct {
 	// writes log lines to stdout, which Switchboard skips); empty when
 	// nothing is. It lasts until the server is started again.
 	Warning string `json:"warning,omitempty"`
+	// Logging is set while the session's server declares MCP logging: it
+	// sends log messages (into its log), and Config.LogLevel applies.
+	Logging bool `json:"logging,omitempty"`
+	// Offers says what the session's server offers besides tools
+	// (resources, prompts, completion); nil when there is no session.
+	Offers *Offers `json:"offers,omitempty"`
 }
 
 func (s Status) clone() Status {

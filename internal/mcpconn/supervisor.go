@@ -292,13 +292,23 @@ func (s *server) attach(sess *session) {
 	tools := sess.listing.tools
 	s.mu.Lock()
 	s.sess, s.tools, s.lastTools = sess, tools, nil
+	level, roots := s.cfg.LogLevel, s.cfg.Roots
 	s.mu.Unlock()
+	// Changed while the session connected:
+	if want, _ := sess.logLevel.Load().(serverconf.LogLevel); want != level {
+		s.applyLogLevel(level)
+	}
+	if want, _ := sess.rootsWant.Load().([]string); !slices.Equal(want, roots) {
+		s.applyRoots(roots)
+	}
 	s.noteListing(sess.listing)
 	s.m.rebuildRegistry()
 	s.emitTools()
 	s.setStatus(func(st *Status) {
-		*st = Status{State: StateConnected, ToolCount: len(tools), ConnectedAt: sess.connectedAt, ProtocolVersion: sess.protocol}
+		*st = Status{State: StateConnected, ToolCount: len(tools), ConnectedAt: sess.connectedAt, ProtocolVersion: sess.protocol,
+			Logging: sess.declaresLogging(), Offers: sess.offers()}
 	})
+	go s.m.resubscribe(s.id, sess) // the resources followed, on the new session
 }
 
 // noteListing writes what Switchboard left out of or changed in a listing

@@ -40,6 +40,12 @@ type Tool struct {
 	Schema json.RawMessage `json:"schema,omitempty" ts_type:"unknown"`
 	// Annotations are the server's hints (readOnlyHint, destructiveHint, ...).
 	Annotations json.RawMessage `json:"annotations,omitempty" ts_type:"Record<string, unknown>"`
+	// Icons are the tool's pictures, data: URLs only (see Icon); nil when
+	// it has none.
+	Icons []Icon `json:"icons,omitempty"`
+	// OutputSchema is the schema the tool's structured content follows, as
+	// the server sent it; nil when it declares none (or one past 256 KiB).
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty" ts_type:"unknown"`
 	// Enabled is false when the user switched the tool off
 	// (serverconf.Config.DisabledTools); such a tool cannot be called.
 	Enabled bool `json:"enabled"`
@@ -83,11 +89,15 @@ type toolInfo struct {
 	sentIsSchema              bool
 	definitionHash            string
 	appOnly                   bool
+	icons                     []Icon
+	// output is the output schema as sent (nil when none, or past
+	// maxSchemaBytes), which structured content is checked against.
+	output json.RawMessage
 }
 
 // size is about what ti holds in memory, for maxListingBytes.
 func (ti *toolInfo) size() int {
-	n := len(ti.name) + len(ti.title) + len(ti.description) + len(ti.schema) + len(ti.annotations)
+	n := len(ti.name) + len(ti.title) + len(ti.description) + len(ti.schema) + len(ti.annotations) + iconsSize(ti.icons) + len(ti.output)
 	if !ti.sentIsSchema {
 		n += len(ti.sent)
 	}
@@ -257,7 +267,7 @@ func (e examples) tools() string {
 // prepareTool bounds and cleans one listed tool. clipped reports a clipped
 // description, schemaNote why the schema was replaced (empty if it was not).
 func prepareTool(t *mcp.Tool) (ti toolInfo, clipped bool, schemaNote string) {
-	ti = toolInfo{name: t.Name, definitionHash: definitionHash(t), appOnly: appOnly(t.Meta)}
+	ti = toolInfo{name: t.Name, definitionHash: definitionHash(t), appOnly: appOnly(t.Meta), icons: keepIcons(t.Icons), output: sentSchema(t.OutputSchema)}
 	ti.title, _ = clipBytes(t.Title, maxTitleBytes)
 	if d, cut := clipBytes(t.Description, maxDescriptionBytes); cut {
 		ti.description = d + fmt.Sprintf("\n[description clipped: %s bytes, showing the first %s]",
@@ -371,7 +381,7 @@ func (m *Manager) rebuildRegistry() {
 				Name: names[k], ServerID: p.id, ServerName: p.name, OriginalName: t.name,
 				Title: t.title, Description: t.description, InputSchema: t.schema, Schema: t.sent, Annotations: t.annotations,
 				Enabled: !slices.Contains(p.disabled, t.name), Fingerprint: p.fingerprint,
-				DefinitionHash: t.definitionHash, AppOnly: t.appOnly,
+				DefinitionHash: t.definitionHash, AppOnly: t.appOnly, Icons: t.icons, OutputSchema: t.output,
 			}
 			list = append(list, tool)
 			byName[tool.Name] = k

@@ -84,7 +84,33 @@ type Config struct {
 	// Auth holds OAuth / client-credential settings for remote servers; nil
 	// means none (the server may still ask for authorization at connect).
 	Auth *Auth `json:"auth,omitempty"`
+
+	// LogLevel is the least severe MCP log message (notifications/message)
+	// the server is asked to send, by logging/setLevel at connect and on
+	// every change, if it declares logging. Empty, the default, asks
+	// nothing: the server sends what it likes (most Node and Python
+	// servers everything, Go SDK servers nothing).
+	LogLevel LogLevel `json:"logLevel,omitempty" ts_type:"LogLevel"`
+
+	// Roots are the folders (absolute paths) the server is told it may
+	// work in, as MCP roots. Empty, the default, offers none and does not
+	// even declare the roots capability: a server such as
+	// server-filesystem replaces the directories it was started with by
+	// the client's roots. A change while it is connected is sent as
+	// notifications/roots/list_changed; offering roots where there were
+	// none, or none where there were some, reconnects it.
+	Roots []string `json:"roots,omitempty"`
 }
+
+// MaxRoots is how many roots one server may be offered.
+const MaxRoots = 32
+
+// A LogLevel is an MCP logging level, the syslog severities of RFC 5424.
+type LogLevel string
+
+// LogLevels lists every LogLevel, least severe first (the frontend's
+// contract is generated from it).
+var LogLevels = []LogLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // Auth configures how a remote server is authorized.
 type Auth struct {

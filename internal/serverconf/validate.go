@@ -113,6 +113,24 @@ func Validate(cfg *Config) error {
 			v.add(fmt.Sprintf("disabledTools[%d]", i), "must not be empty")
 		}
 	}
+	if len(cfg.Roots) > MaxRoots {
+		v.add("roots", "at most %d folders (got %d)", MaxRoots, len(cfg.Roots))
+	}
+	for i, r := range cfg.Roots {
+		switch {
+		case len(r) > 4096:
+			v.add(fmt.Sprintf("roots[%d]", i), "is longer than 4096 bytes")
+		case !filepath.IsAbs(r):
+			v.add(fmt.Sprintf("roots[%d]", i), "must be an absolute folder path (got %q)", r)
+		case hasControl(r):
+			v.add(fmt.Sprintf("roots[%d]", i), "must not contain control characters")
+		case slices.Contains(cfg.Roots[:i], r):
+			v.add(fmt.Sprintf("roots[%d]", i), "is listed twice (%s)", r)
+		}
+	}
+	if cfg.LogLevel != "" && !slices.Contains(LogLevels, cfg.LogLevel) {
+		v.add("logLevel", "must be one of debug, info, notice, warning, error, critical, alert, emergency, or empty for the server's default (got %q)", cfg.LogLevel)
+	}
 	if cfg.Auth != nil {
 		if cfg.Transport == TransportStdio {
 			v.add("auth", "is only used by sse and http servers; remove it or change the transport")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -82,4 +84,53 @@ func (s *Store) Yolo(ctx context.Context) (bool, error) {
 // SetYolo stores the approve-everything switch.
 func (s *Store) SetYolo(ctx context.Context, on bool) error {
 	return s.SetSetting(ctx, yoloKey, on)
+}
+
+// A ReadOnlyServer remembers that the user lets the tools a server claims
+// are read-only run without asking, while the server's fingerprint is
+// Fingerprint.
+type ReadOnlyServer struct {
+	ServerID    string    `json:"serverId"`
+	Fingerprint string    `json:"fingerprint"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// readOnlyKey holds the ReadOnlyServers, a short list, as one setting: the
+// approval Broker serializes its writes.
+const readOnlyKey = "approval.readOnlyServers"
+
+// ReadOnlyServers returns every stored ReadOnlyServer, by server ID.
+func (s *Store) ReadOnlyServers(ctx context.Context) ([]ReadOnlyServer, error) {
+	var list []ReadOnlyServer
+	err := s.Setting(ctx, readOnlyKey, &list)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return list, err
+}
+
+// PutReadOnlyServer stores r, replacing any for the same server.
+func (s *Store) PutReadOnlyServer(ctx context.Context, r ReadOnlyServer) error {
+	list, err := s.ReadOnlyServers(ctx)
+	if err != nil {
+		return err
+	}
+	list = slices.DeleteFunc(list, func(x ReadOnlyServer) bool { return x.ServerID == r.ServerID })
+	list = append(list, r)
+	slices.SortFunc(list, func(x, y ReadOnlyServer) int { return strings.Compare(x.ServerID, y.ServerID) })
+	return s.SetSetting(ctx, readOnlyKey, list)
+}
+
+// DeleteReadOnlyServer removes server serverID's; a missing one is not an
+// error.
+func (s *Store) DeleteReadOnlyServer(ctx context.Context, serverID string) error {
+	list, err := s.ReadOnlyServers(ctx)
+	if err != nil {
+		return err
+	}
+	kept := slices.DeleteFunc(slices.Clone(list), func(x ReadOnlyServer) bool { return x.ServerID == serverID })
+	if len(kept) == len(list) {
+		return nil
+	}
+	return s.SetSetting(ctx, readOnlyKey, kept)
 }

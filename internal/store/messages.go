@@ -50,12 +50,15 @@ type Message struct {
 	Status string `json:"status" ts_type:"MessageStatus"`
 	Error  string `json:"error"`
 	// Meta is JSON about the reply (package chat's ReplyMeta); nil for none.
-	Meta      json.RawMessage `json:"meta" ts_type:"chat.ReplyMeta | null"`
-	CreatedAt time.Time       `json:"createdAt" ts_type:"string"`
-	UpdatedAt time.Time       `json:"updatedAt" ts_type:"string"`
+	Meta json.RawMessage `json:"meta" ts_type:"chat.ReplyMeta | null"`
+	// Attachments are the files, images and resources of a user message;
+	// nil for none.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	CreatedAt   time.Time    `json:"createdAt" ts_type:"string"`
+	UpdatedAt   time.Time    `json:"updatedAt" ts_type:"string"`
 }
 
-const messageColumns = `id, conversation_id, seq, role, content, reasoning, tool_calls, tool_call_id, status, error, meta, created_at, updated_at`
+const messageColumns = `id, conversation_id, seq, role, content, reasoning, tool_calls, tool_call_id, status, error, meta, attachments, created_at, updated_at`
 
 // AppendMessage adds m at the end of its conversation (the next seq) and
 // marks the conversation updated, in one transaction. It returns m as
@@ -88,11 +91,11 @@ func (s *Store) appendMessage(ctx context.Context, tx *sql.Tx, m Message) (Messa
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Message{}, fmt.Errorf("conversation %s: %w", m.ConversationID, ErrNotFound)
 	}
-	err = s.queryRow(ctx, tx, `INSERT INTO messages(conversation_id, seq, role, content, reasoning, tool_calls, tool_call_id, status, error, meta, created_at, updated_at)
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE conversation_id = ?
+	err = s.queryRow(ctx, tx, `INSERT INTO messages(conversation_id, seq, role, content, reasoning, tool_calls, tool_call_id, status, error, meta, attachments, created_at, updated_at)
+		SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE conversation_id = ?
 		RETURNING id, seq`,
 		m.ConversationID, m.Role, m.Content, m.Reasoning, nullJSON(m.ToolCalls), nullEmpty(m.ToolCallID),
-		m.Status, m.Error, nullJSON(m.Meta), ts, ts, m.ConversationID).Scan(&m.ID, &m.Seq)
+		m.Status, m.Error, nullJSON(m.Meta), attachmentsJSON(m.Attachments), ts, ts, m.ConversationID).Scan(&m.ID, &m.Seq)
 	if err != nil {
 		return Message{}, fmt.Errorf("appending message: %w", err)
 	}
@@ -211,16 +214,28 @@ func (s *Store) DeleteMessagesAfter(ctx context.Context, convID string, seq int6
 }
 
 // EditMessage replaces the content of the message at seq and deletes every
-// later message, in one transaction, and returns the edited message.
+// later message, in one transaction, and returns the edited message. The
+// message keeps its attachments.
 func (s *Store) EditMessage(ctx context.Context, convID string, seq int64, content string) (Message, error) {
+	return s.editMessage(ctx, convID, seq, content, false, nil)
+}
+
+// ReplaceMessage is EditMessage that also replaces the message's
+// attachments (nil for none).
+func (s *Store) ReplaceMessage(ctx context.Context, convID string, seq int64, content string, attachments []Attachment) (Message, error) {
+	return s.editMessage(ctx, convID, seq, content, true, attachments)
+}
+
+func (s *Store) editMessage(ctx context.Context, convID string, seq int64, content string, replace bool, attachments []Attachment) (Message, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Message{}, fmt.Errorf("editing message: %w", err)
 	}
 	defer tx.Rollback()
 	ts := now()
-	m, err := scanMessage(tx.QueryRowContext(ctx, `UPDATE messages SET content = ?, updated_at = ?
-		WHERE conversation_id = ? AND seq = ? RETURNING `+messageColumns, content, ts, convID, seq))
+	m, err := scanMessage(tx.QueryRowContext(ctx, `UPDATE messages SET content = ?, updated_at = ?,
+		attachments = CASE WHEN ? THEN ? ELSE attachments END
+		WHERE conversation_id = ? AND seq = ? RETURNING `+messageColumns, content, ts, replace, attachmentsJSON(attachments), convID, seq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Message{}, fmt.Errorf("message %d of conversation %s: %w", seq, convID, ErrNotFound)
 	}
@@ -241,10 +256,10 @@ func (s *Store) EditMessage(ctx context.Context, convID string, seq int64, conte
 
 func scanMessage(r scanner) (Message, error) {
 	var m Message
-	var toolCalls, toolCallID, meta sql.NullString
+	var toolCalls, toolCallID, meta, attachments sql.NullString
 	var created, updated int64
 	err := r.Scan(&m.ID, &m.ConversationID, &m.Seq, &m.Role, &m.Content, &m.Reasoning, &toolCalls, &toolCallID,
-		&m.Status, &m.Error, &meta, &created, &updated)
+		&m.Status, &m.Error, &meta, &attachments, &created, &updated)
 	if err != nil {
 		return Message{}, err
 	}
@@ -255,6 +270,7 @@ func scanMessage(r scanner) (Message, error) {
 		m.Meta = json.RawMessage(meta.String)
 	}
 	m.ToolCallID = toolCallID.String
+	m.Attachments = parseAttachments(attachments)
 	m.CreatedAt, m.UpdatedAt = fromMillis(created), fromMillis(updated)
 	return m, nil
 }

@@ -168,6 +168,20 @@ CREATE INDEX tasks_active ON tasks(ended_at, created_at);  -- active ones: ended
 CREATE INDEX tasks_conversation ON tasks(conversation_id, created_at);
 CREATE INDEX tasks_tool_call ON tasks(tool_call_id);
 `,
+	// 7: attachments. A user message lists its attachments (JSON of
+	// []Attachment); their bytes are blobs, named by their SHA-256, so the
+	// same file attached twice is stored once. A blob no message names is
+	// pruned after a day (PruneBlobs).
+	`
+CREATE TABLE blobs (
+	id         TEXT PRIMARY KEY,               -- sha256 of data, hex
+	mime       TEXT NOT NULL,
+	size       INTEGER NOT NULL,
+	data       BLOB NOT NULL,
+	created_at INTEGER NOT NULL
+) STRICT;
+ALTER TABLE messages ADD COLUMN attachments TEXT;  -- JSON []Attachment; NULL for none
+`,
 }
 
 // LatestVersion is the schema version this build writes.

@@ -5,7 +5,8 @@
 //
 // The first line on stdout is the base URL to configure
 // (http://host:port/v1). Without -script it echoes: "You said: <last user
-// message>", and a user message containing "use tool NAME {json}" is first
+// message>" (each of its image parts described: "[image image/png, 1234
+// bytes]"), and a user message containing "use tool NAME {json}" is first
 // answered with that tool call. A script is the JSON of llmtest.Options:
 //
 //	{"models": ["m1"], "tokensPerSecond": 50, "replies": [

@@ -31,8 +31,10 @@ import (
 
 	"github.com/switchboard-app/switchboard/app"
 	"github.com/switchboard-app/switchboard/internal/approval"
+	"github.com/switchboard-app/switchboard/internal/asks"
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/core"
+	"github.com/switchboard-app/switchboard/internal/elicit"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
@@ -58,10 +60,16 @@ var enums = []enum{
 	{"chat", "RunState", chat.RunStates},
 	{"core", "Theme", core.Themes},
 	{"logbuf", "Level", logbuf.Levels},
+	{"asks", "Outcome", asks.Outcomes},
+	{"elicit", "Mode", elicit.Modes},
+	{"elicit", "Action", elicit.Actions},
+	{"elicit", "FieldType", elicit.FieldTypes},
 	{"mcpconn", "State", mcpconn.States},
 	{"serverconf", "Transport", serverconf.Transports},
+	{"serverconf", "LogLevel", serverconf.LogLevels},
 	{"mcpconn", "TaskStatus", mcpconn.TaskStatuses},
 	{"store", "CallStatus", store.CallStatuses},
+	{"store", "AttachmentKind", store.AttachmentKinds},
 	{"store", "MessageStatus", store.MessageStatuses},
 	{"store", "Role", store.Roles},
 }

@@ -19,6 +19,13 @@ export const Events = {
 	chatConversation: "chat:conversation",
 	chatWarning: "chat:warning",
 	taskUpdate: "task:update",
+	elicitRequested: "elicit:requested",
+	elicitEnded: "elicit:ended",
+	samplingRequested: "sampling:requested",
+	samplingEnded: "sampling:ended",
+	resourceUpdated: "resource:updated",
+	resourcesChanged: "resources:changed",
+	promptsChanged: "prompts:changed",
 } as const;
 
 /** The payload each event carries. */

@@ -21,6 +21,13 @@ export namespace app {
 	    "chat:conversation": store.Conversation;
 	    "chat:warning": chat.WarningEvent;
 	    "task:update": store.Task;
+	    "elicit:requested": elicit.Request;
+	    "elicit:ended": asks.Ended;
+	    "sampling:requested": sampling.Request;
+	    "sampling:ended": asks.Ended;
+	    "resource:updated": mcpconn.ResourceUpdated;
+	    "resources:changed": mcpconn.ListChanged;
+	    "prompts:changed": mcpconn.ListChanged;
 	}
 	export interface Info {
 	    version: string;
@@ -50,9 +57,22 @@ export namespace approval {
 	    arguments?: unknown;
 	    reason?: string;
 	}
+	export interface ReadOnlyServer {
+	    serverId: string;
+	    fingerprint: string;
+	    createdAt: string;
+	}
 	export interface Policy {
 	    yolo: boolean;
 	    grants: Grant[];
+	    readOnly?: ReadOnlyServer[];
+	}
+	
+	export interface ToolHints {
+	    readOnly?: boolean;
+	    destructive?: boolean;
+	    idempotent?: boolean;
+	    openWorld?: boolean;
 	}
 	export interface Request {
 	    id: string;
@@ -60,7 +80,9 @@ export namespace approval {
 	    serverId: string;
 	    tool: string;
 	    serverName: string;
+	    title?: string;
 	    description: string;
+	    hints?: ToolHints;
 	    fingerprint: string;
 	    arguments: unknown;
 	    definitionHash?: string;
@@ -72,6 +94,19 @@ export namespace approval {
 	export interface Resolution {
 	    id: string;
 	    outcome: Outcome;
+	}
+
+}
+
+export namespace asks {
+	
+	export interface Ended {
+	    id: string;
+	    serverId: string;
+	    serverName: string;
+	    outcome: asks.Outcome;
+	    reason?: string;
+	    summary: string;
 	}
 
 }
@@ -160,11 +195,32 @@ export namespace chat {
 
 export namespace core {
 	
+	export interface PreviewPart {
+	    uri: string;
+	    mimeType?: string;
+	    kind: string;
+	    text?: string;
+	    truncated?: boolean;
+	    dataUrl?: string;
+	    size: number;
+	    note?: string;
+	}
 	export interface Problem {
 	    kind: string;
 	    message: string;
 	    advice?: string;
 	    fatal: boolean;
+	}
+	export interface PromptUse {
+	    mode: string;
+	    text?: string;
+	    attachments: store.Attachment[];
+	    prompt?: mcpconn.PromptResult;
+	}
+	export interface ResourcePreview {
+	    serverId: string;
+	    uri: string;
+	    parts: PreviewPart[];
 	}
 	export interface Settings {
 	    theme: Theme;
@@ -172,6 +228,54 @@ export namespace core {
 	    maxToolRounds: number;
 	    defaultSystemPrompt: string;
 	    defaultProviderId: string;
+	}
+
+}
+
+export namespace elicit {
+	
+	export interface Answer {
+	    action: elicit.Action;
+	    content?: Record<string, unknown>;
+	}
+	export interface Option {
+	    value: string;
+	    label: string;
+	}
+	export interface Field {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    type: elicit.FieldType;
+	    required: boolean;
+	    format?: string;
+	    minLength?: number;
+	    maxLength?: number;
+	    minimum?: number;
+	    maximum?: number;
+	    minItems?: number;
+	    maxItems?: number;
+	    options?: Option[];
+	    default?: string | number | boolean | string[] | undefined;
+	}
+	export interface Form {
+	    fields: Field[];
+	}
+	
+	export interface Request {
+	    id: string;
+	    serverId: string;
+	    serverName: string;
+	    requestedAt: string;
+	    expiresAt: string;
+	    mode: elicit.Mode;
+	    message: string;
+	    form?: Form;
+	    formProblem?: string;
+	    schema?: string;
+	    url?: string;
+	    host?: string;
+	    elicitationId?: string;
 	}
 
 }
@@ -230,6 +334,16 @@ export namespace logbuf {
 
 export namespace mcpconn {
 	
+	export interface Completion {
+	    values: string[];
+	    total?: number;
+	    hasMore?: boolean;
+	}
+	export interface CompletionRef {
+	    type: string;
+	    name?: string;
+	    uri?: string;
+	}
 	export interface Content {
 	    type: string;
 	    text?: string;
@@ -242,6 +356,77 @@ export namespace mcpconn {
 	    size?: number;
 	    blob?: string;
 	    annotations?: unknown;
+	}
+	export interface Icon {
+	    src: string;
+	    mimeType?: string;
+	    sizes?: string[];
+	    theme?: string;
+	}
+	export interface ListChanged {
+	    serverId: string;
+	}
+	export interface Offers {
+	    resources?: boolean;
+	    subscribe?: boolean;
+	    prompts?: boolean;
+	    completions?: boolean;
+	}
+	export interface PromptArgument {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    required?: boolean;
+	}
+	export interface Prompt {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    arguments: PromptArgument[];
+	}
+	
+	export interface PromptList {
+	    serverId: string;
+	    prompts: Prompt[];
+	    notes?: string[];
+	}
+	export interface PromptMessage {
+	    role: string;
+	    content: Content;
+	}
+	export interface PromptResult {
+	    serverId: string;
+	    name: string;
+	    description?: string;
+	    messages: PromptMessage[];
+	}
+	export interface Resource {
+	    uri: string;
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    mimeType?: string;
+	    size?: number;
+	}
+	export interface ResourceTemplate {
+	    uriTemplate: string;
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    mimeType?: string;
+	    variables: string[];
+	}
+	export interface ResourceList {
+	    serverId: string;
+	    resources: Resource[];
+	    templates: ResourceTemplate[];
+	    subscribed: string[];
+	    notes?: string[];
+	}
+	
+	export interface ResourceUpdated {
+	    serverId: string;
+	    uri: string;
 	}
 	export interface TaskInputRequest {
 	    method: string;
@@ -267,6 +452,7 @@ export namespace mcpconn {
 	export interface Result {
 	    content: Content[];
 	    structuredContent?: unknown;
+	    structuredWarning?: string;
 	    isError?: boolean;
 	    meta?: Record<string, unknown>;
 	    task?: Task;
@@ -281,6 +467,8 @@ export namespace mcpconn {
 	    protocolVersion?: string;
 	    attempt?: number;
 	    warning?: string;
+	    logging?: boolean;
+	    offers?: Offers;
 	}
 	
 	
@@ -295,6 +483,8 @@ export namespace mcpconn {
 	    inputSchema: unknown;
 	    schema?: unknown;
 	    annotations?: Record<string, unknown>;
+	    icons?: Icon[];
+	    outputSchema?: unknown;
 	    enabled: boolean;
 	    appOnly?: boolean;
 	    fingerprint?: string;
@@ -331,6 +521,48 @@ export namespace providers {
 	    defaultModel: string;
 	    hasKey: boolean;
 	    keyFromEnv: string;
+	}
+
+}
+
+export namespace sampling {
+	
+	export interface Decision {
+	    approve: boolean;
+	    systemPrompt?: string | null;
+	    texts?: string[];
+	    providerId?: string;
+	    model?: string;
+	}
+	export interface Part {
+	    type: string;
+	    text?: string;
+	    mimeType?: string;
+	    data?: string;
+	}
+	export interface Message {
+	    role: string;
+	    parts: Part[];
+	}
+	
+	export interface Request {
+	    id: string;
+	    serverId: string;
+	    serverName: string;
+	    requestedAt: string;
+	    expiresAt: string;
+	    messages: Message[];
+	    systemPrompt: string;
+	    maxTokens: number;
+	    allowedTokens: number;
+	    temperature?: number;
+	    stopSequences?: string[];
+	    modelHints?: string[];
+	    includeContext?: string;
+	    providerId: string;
+	    providerName: string;
+	    model: string;
+	    conversationId?: string;
 	}
 
 }
@@ -378,6 +610,8 @@ export namespace serverconf {
 	    callTimeout?: number;
 	    disabledTools?: string[];
 	    auth?: Auth;
+	    logLevel?: LogLevel;
+	    roots?: string[];
 	}
 	export interface FieldError {
 	    field: string;
@@ -425,6 +659,16 @@ export namespace servers {
 
 export namespace store {
 	
+	export interface Attachment {
+	    id: string;
+	    name: string;
+	    mime: string;
+	    size: number;
+	    kind: AttachmentKind;
+	    serverId?: string;
+	    uri?: string;
+	    truncated?: boolean;
+	}
 	export interface Conversation {
 	    id: string;
 	    title: string;
@@ -447,6 +691,7 @@ export namespace store {
 	    status: MessageStatus;
 	    error: string;
 	    meta: chat.ReplyMeta | null;
+	    attachments?: Attachment[];
 	    createdAt: string;
 	    updatedAt: string;
 	}
@@ -507,7 +752,7 @@ export namespace store {
 
 // String unions of Go's enumerations (tools/gencontract).
 export namespace approval {
-	export type Decision = "allow_once" | "allow_always" | "allow_all" | "deny" | "cancelled";
+	export type Decision = "allow_once" | "allow_always" | "allow_all" | "allow_read_only" | "deny" | "cancelled";
 }
 export namespace approval {
 	export type DecidedBy = "user" | "policy" | "system";
@@ -521,17 +766,35 @@ export namespace core {
 export namespace logbuf {
 	export type Level = "error" | "warn" | "info" | "debug";
 }
+export namespace asks {
+	export type Outcome = "answered" | "expired" | "cancelled" | "refused";
+}
+export namespace elicit {
+	export type Mode = "form" | "url";
+}
+export namespace elicit {
+	export type Action = "accept" | "decline" | "cancel";
+}
+export namespace elicit {
+	export type FieldType = "string" | "number" | "integer" | "boolean" | "select" | "multiselect";
+}
 export namespace mcpconn {
 	export type State = "disconnected" | "connecting" | "connected" | "degraded" | "needs-auth" | "failed";
 }
 export namespace serverconf {
 	export type Transport = "stdio" | "sse" | "http";
 }
+export namespace serverconf {
+	export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+}
 export namespace mcpconn {
 	export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 }
 export namespace store {
 	export type CallStatus = "pending" | "waiting_approval" | "running" | "done" | "failed" | "denied" | "cancelled";
+}
+export namespace store {
+	export type AttachmentKind = "text" | "image";
 }
 export namespace store {
 	export type MessageStatus = "streaming" | "done" | "stopped" | "error";

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strings"
@@ -180,14 +181,17 @@ func ContextLengthExceeded() Reply {
 var useToolRe = regexp.MustCompile(`(?s)use tool ([A-Za-z0-9_.\-]+)\s*(\{.*\})?`)
 
 // Echo is the reply used when the queue is empty: "You said: <last user
-// message>", or, when the conversation ends with a user message containing
-// "use tool NAME {json}", a call to NAME with those arguments (the echo
-// follows once the tool result comes back).
+// message>", each of its image parts described after it ("[image
+// image/png, 1234 bytes]"), or, when the conversation ends with a user
+// message containing "use tool NAME {json}", a call to NAME with those
+// arguments (the echo follows once the tool result comes back).
 func Echo(req ChatRequest, n int) Reply {
 	var lastUser string
+	var images []string
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		if req.Messages[i].Role == "user" {
 			lastUser = req.Messages[i].Content
+			images = req.Messages[i].Images()
 			break
 		}
 	}
@@ -200,11 +204,35 @@ func Echo(req ChatRequest, n int) Reply {
 			return Calls(ToolCall{ID: fmt.Sprintf("call_echo_%d", n), Name: m[1], Arguments: Split(args, 6)})
 		}
 	}
+	said := "You said: " + lastUser
+	for _, u := range images {
+		said += " " + DescribeImage(u)
+	}
 	var pieces []string
-	for _, p := range strings.SplitAfter("You said: "+lastUser, " ") {
+	for _, p := range strings.SplitAfter(said, " ") {
 		if p != "" {
 			pieces = append(pieces, p)
 		}
 	}
 	return Text(pieces...)
+}
+
+// DescribeImage describes an image part's URL as Echo does: "[image
+// image/png, 1234 bytes]" for a base64 data: URL, "[image URL]" for
+// another URL, "[image: bad data URL]" for a data: URL that does not
+// decode.
+func DescribeImage(url string) string {
+	rest, ok := strings.CutPrefix(url, "data:")
+	if !ok {
+		return "[image " + url + "]"
+	}
+	mime, data, ok := strings.Cut(rest, ";base64,")
+	if !ok {
+		return "[image: bad data URL]"
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "[image: bad data URL]"
+	}
+	return fmt.Sprintf("[image %s, %d bytes]", mime, len(b))
 }

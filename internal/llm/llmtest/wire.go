@@ -1,7 +1,10 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 )
 
 // The streaming wire format of chat completions, as OpenAI documents it and
@@ -73,13 +76,81 @@ type StreamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// A Message is one request message.
+// A Message is one request message. Its content is a string, or an array
+// of parts; then Parts holds them and Content the text of its text parts,
+// joined.
 type Message struct {
 	Role       string         `json:"role"`
 	Content    string         `json:"content"`
+	Parts      []ContentPart  `json:"-"`
 	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	Name       string         `json:"name,omitempty"`
+}
+
+// A ContentPart is one part of an array content: {"type":"text","text":…}
+// or {"type":"image_url","image_url":{"url":…,"detail":…}}.
+type ContentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *ImageURL `json:"image_url,omitempty"`
+}
+
+// An ImageURL is an image part's image: a URL or a data: URL.
+type ImageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// UnmarshalJSON reads a message whose content is a string or parts.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type plain Message
+	var raw struct {
+		plain
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = Message(raw.plain)
+	c := bytes.TrimSpace(raw.Content)
+	switch {
+	case len(c) == 0 || string(c) == "null":
+	case c[0] == '[':
+		if err := json.Unmarshal(c, &m.Parts); err != nil {
+			return fmt.Errorf("content parts: %w", err)
+		}
+		var texts []string
+		for _, p := range m.Parts {
+			switch p.Type {
+			case "text":
+				texts = append(texts, p.Text)
+			case "image_url":
+				if p.ImageURL == nil || p.ImageURL.URL == "" {
+					return fmt.Errorf("an image_url part without image_url.url")
+				}
+			default:
+				return fmt.Errorf("unknown content part type %q", p.Type)
+			}
+		}
+		m.Content = strings.Join(texts, "\n")
+	default:
+		if err := json.Unmarshal(c, &m.Content); err != nil {
+			return fmt.Errorf("content: %w", err)
+		}
+	}
+	return nil
+}
+
+// Images returns the URLs of the message's image parts.
+func (m Message) Images() []string {
+	var out []string
+	for _, p := range m.Parts {
+		if p.Type == "image_url" && p.ImageURL != nil {
+			out = append(out, p.ImageURL.URL)
+		}
+	}
+	return out
 }
 
 // A WireToolCall is a tool call in an assistant request message.

@@ -2,9 +2,11 @@
 // state, canned answers, every call recorded, events sent by hand.
 import type { Backend, Unsubscribe } from './index';
 import type { EventName, EventPayloads } from './events';
+import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
 import { isSelected, toolKey } from '../stores/toolselection';
 import type {
   ApprovalRequest,
+  Attachment,
   ConversationSummary,
   ExportFormat,
   FieldError,
@@ -19,6 +21,7 @@ import type {
   ProviderView,
   SearchHit,
   ServerConfig,
+  ServerLogLevel,
   ServerView,
   Settings,
   Task,
@@ -27,6 +30,16 @@ import type {
   ToolSelection,
   ToolSet,
   UserDecision,
+} from './types';
+import type {
+  Completion,
+  CompletionRef,
+  Content,
+  PromptList,
+  PromptResult,
+  PromptUse,
+  ResourceList,
+  ResourcePreview,
 } from './types';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -192,8 +205,8 @@ export class FakeBackend implements Backend {
   getToolCalls(conversationId: string) {
     return this.rec('getToolCalls', [conversationId], () => structuredClone(this.toolCallRecords[conversationId] ?? []));
   }
-  send(conversationId: string, text: string) {
-    return this.rec('send', [conversationId, text], () => {
+  send(conversationId: string, text: string, attachments?: Attachment[]) {
+    return this.rec('send', attachments === undefined ? [conversationId, text] : [conversationId, text, attachments], () => {
       this.onSend?.(conversationId, text);
       return `run-${this.nextId++}`;
     });
@@ -204,8 +217,33 @@ export class FakeBackend implements Backend {
   regenerate(conversationId: string) {
     return this.rec('regenerate', [conversationId], () => `run-${this.nextId++}`);
   }
-  editAndResend(conversationId: string, seq: number, text: string) {
-    return this.rec('editAndResend', [conversationId, seq, text], () => `run-${this.nextId++}`);
+  editAndResend(conversationId: string, seq: number, text: string, attachments?: Attachment[]) {
+    return this.rec('editAndResend', attachments === undefined ? [conversationId, seq, text] : [conversationId, seq, text, attachments], () => `run-${this.nextId++}`);
+  }
+  /** The data URLs attachmentData answers with, by attachment id. */
+  attachmentURLs: Record<string, string> = {};
+  /** As Go does, by type and size: images (PNG, JPEG, GIF, WebP) up to 5 MiB, text cut at 200 KiB, the rest refused. */
+  addAttachment(name: string, mime: string, dataBase64: string) {
+    return this.rec('addAttachment', [name, mime, dataBase64.length], (): Attachment => {
+      const size = Math.floor((dataBase64.length * 3) / 4) - (dataBase64.endsWith('==') ? 2 : dataBase64.endsWith('=') ? 1 : 0);
+      const image = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(mime);
+      if (mime.startsWith('image/') && !image) throw new Error(`this kind of file cannot be attached: ${name} is a ${mime.slice(6)} image; images can be PNG, JPEG, GIF or WebP — convert it and attach it again`);
+      if (image && size > 5 << 20) throw new Error(`too large to attach: the image ${name} (${(size / (1 << 20)).toFixed(1)} MiB) is over 5 MiB, the most an image can be (providers refuse larger ones); shrink it and attach it again`);
+      if (!image && mime !== '' && !mime.startsWith('text/') && !mime.endsWith('json') && mime !== 'application/pdf') {
+        throw new Error(`this kind of file cannot be attached: ${name} is ${mime}; attach images (PNG, JPEG, GIF, WebP), text files (code, Markdown, CSV, JSON, logs, …) or PDFs`);
+      }
+      const id = `blob${this.nextId++}`;
+      this.attachmentURLs[id] = `data:${mime || 'text/plain'};base64,${dataBase64}`;
+      const limit = 200 << 10;
+      return { id, name, mime: mime || 'text/plain', size: image ? size : Math.min(size, limit), kind: image ? 'image' : 'text', truncated: !image && size > limit ? true : undefined };
+    });
+  }
+  attachmentData(id: string) {
+    return this.rec('attachmentData', [id], () => {
+      const url = this.attachmentURLs[id];
+      if (!url) throw new Error(`attachment ${id}: not found`);
+      return url;
+    });
   }
   exportConversation(id: string, format: ExportFormat) {
     return this.rec('exportConversation', [id, format], () => this.exported);
@@ -292,6 +330,19 @@ export class FakeBackend implements Backend {
   signOutServer(id: string) {
     return this.rec('signOutServer', [id], () => undefined);
   }
+  /** What pickFolder answers ('' = cancelled). */
+  pickedFolder = '';
+  pickFolder(title: string) {
+    return this.rec('pickFolder', [title], () => this.pickedFolder);
+  }
+  setServerLogLevel(id: string, level: ServerLogLevel | '') {
+    return this.rec('setServerLogLevel', [id, level], () => {
+      const s = this.servers.find((x) => x.config.id === id);
+      if (!s) throw new Error(`no server "${id}"`);
+      s.config.logLevel = level || undefined;
+      return structuredClone(s.config);
+    });
+  }
 
   serverLogs(serverId: string, sinceSeq: number, max: number) {
     return this.rec('serverLogs', [serverId, sinceSeq, max], () => tail(this.serverLogLines[serverId] ?? [], sinceSeq, max));
@@ -320,7 +371,14 @@ export class FakeBackend implements Backend {
     return this.rec('setYolo', [on], () => {
       this.policy = { ...this.policy, yolo: on };
     });
+  }  setReadOnlyServer(serverId: string, on: boolean) {
+    return this.rec('setReadOnlyServer', [serverId, on], () => {
+      const rest = (this.policy.readOnly ?? []).filter((r) => r.serverId !== serverId);
+      const readOnly = on ? [...rest, { serverId, fingerprint: 'sha256:fake', createdAt: iso(0) }] : rest;
+      this.policy = { ...this.policy, readOnly: readOnly.length ? readOnly : undefined };
+    });
   }
+
 
   listTasks(conversationId: string, active: boolean) {
     return this.rec('listTasks', [conversationId, active], () =>
@@ -346,6 +404,153 @@ export class FakeBackend implements Backend {
   updateTask(t: Task): void {
     this.tasks = this.tasks.some((x) => x.id === t.id) ? this.tasks.map((x) => (x.id === t.id ? t : x)) : [t, ...this.tasks];
     this.emit('task:update', structuredClone(t));
+  }
+
+  // ---- MCP resources, prompts and completion ----
+
+  /** listResources' answers, by server id (a server missing here offers none). */
+  resourceLists: Record<string, ResourceList> = {};
+  /** previewResource's answers, by `${serverId} ${uri}`. */
+  previews: Record<string, ResourcePreview> = {};
+  /** listPrompts' answers, by server id. */
+  promptLists: Record<string, PromptList> = {};
+  /** usePrompt's answers, by prompt name; missing: composer mode with "name k=v…" as text. */
+  promptUses: Record<string, PromptUse> = {};
+  /** completeArgument's values: those of the argument's name that start with the value typed. */
+  completions: Record<string, string[]> = {};
+
+  listResources(serverId: string) {
+    return this.rec('listResources', [serverId], () => {
+      const l = this.resourceLists[serverId];
+      if (!l) throw new Error(`${serverId} does not offer resources (its capabilities do not list them)`);
+      return structuredClone(l);
+    });
+  }
+  expandResourceTemplate(template: string, values: Record<string, string>) {
+    return this.rec('expandResourceTemplate', [template, values], () =>
+      template.replace(/\{([^}]+)\}/g, (_, k: string) => encodeURIComponent(values[k] ?? '')),
+    );
+  }
+  previewResource(serverId: string, uri: string) {
+    return this.rec('previewResource', [serverId, uri], () => {
+      const p = this.previews[`${serverId} ${uri}`];
+      if (!p) throw new Error(`reading ${uri}: ${serverId} answered with an error: Resource ${uri} not found (MCP error -32002)`);
+      return structuredClone(p);
+    });
+  }
+  previewContent(serverId: string, c: Content) {
+    return this.rec('previewContent', [serverId, c], (): ResourcePreview => {
+      const data = c.type === 'image' ? c.data : c.blob;
+      const part = data
+        ? { uri: c.uri ?? '', mimeType: c.mimeType, kind: 'image', dataUrl: `data:${c.mimeType};base64,${data}`, size: data.length }
+        : { uri: c.uri ?? '', mimeType: c.mimeType, kind: 'text', text: c.text ?? '', size: (c.text ?? '').length };
+      return { serverId, uri: c.uri ?? '', parts: [part] };
+    });
+  }
+  attachResource(serverId: string, uri: string) {
+    return this.rec('attachResource', [serverId, uri], (): Attachment[] => {
+      const p = this.previews[`${serverId} ${uri}`];
+      if (!p) throw new Error(`reading ${uri}: ${serverId} answered with an error: Resource ${uri} not found (MCP error -32002)`);
+      return p.parts.map((part) => this.resourceAttachment(serverId, part.uri || uri, part.mimeType ?? 'text/plain', part.kind === 'image', part.size));
+    });
+  }
+  attachContent(serverId: string, c: Content) {
+    return this.rec('attachContent', [serverId, c], () =>
+      this.resourceAttachment(serverId, c.uri ?? '', c.mimeType ?? 'text/plain', c.type === 'image', (c.text ?? c.blob ?? c.data ?? '').length),
+    );
+  }
+  private resourceAttachment(serverId: string, uri: string, mime: string, image: boolean, size: number): Attachment {
+    const id = `blob${this.nextId++}`;
+    const name = uri.split('/').filter(Boolean).pop() || 'resource';
+    return { id, name, mime, size, kind: image ? 'image' : 'text', serverId, uri };
+  }
+  subscribeResource(serverId: string, uri: string) {
+    return this.rec('subscribeResource', [serverId, uri], () => {
+      const l = this.resourceLists[serverId];
+      if (l && !l.subscribed.includes(uri)) l.subscribed.push(uri);
+    });
+  }
+  unsubscribeResource(serverId: string, uri: string) {
+    return this.rec('unsubscribeResource', [serverId, uri], () => {
+      const l = this.resourceLists[serverId];
+      if (l) l.subscribed = l.subscribed.filter((u) => u !== uri);
+    });
+  }
+  completeArgument(serverId: string, ref: CompletionRef, arg: string, value: string, filled: Record<string, string>) {
+    return this.rec('completeArgument', [serverId, ref, arg, value, filled], (): Completion => ({
+      values: (this.completions[arg] ?? []).filter((v) => v.startsWith(value)),
+    }));
+  }
+  listPrompts(serverId: string) {
+    return this.rec('listPrompts', [serverId], () => {
+      const l = this.promptLists[serverId];
+      if (!l) throw new Error(`${serverId} does not offer prompts (its capabilities do not list them)`);
+      return structuredClone(l);
+    });
+  }
+  usePrompt(serverId: string, name: string, args: Record<string, string>) {
+    return this.rec('usePrompt', [serverId, name, args], (): PromptUse => {
+      const u = this.promptUses[name];
+      if (u) return structuredClone(u);
+      const text = [name, ...Object.entries(args).map(([k, v]) => `${k}=${v}`)].join(' ');
+      return { mode: 'composer', text, attachments: [], prompt: { serverId, name, messages: [{ role: 'user', content: { type: 'text', text } }] } };
+    });
+  }
+  /** As the backend does: stores each message done and sends chat:message. */
+  appendPrompt(conversationId: string, prompt: PromptResult) {
+    return this.rec('appendPrompt', [conversationId, prompt], () => {
+      const list = (this.messages[conversationId] ??= []);
+      const out: Message[] = [];
+      for (const pm of prompt.messages) {
+        const last = list[list.length - 1];
+        const m: Message = {
+          id: this.nextId++, conversationId, seq: (last?.seq ?? 0) + 1, role: pm.role === 'assistant' ? 'assistant' : 'user',
+          content: pm.content.text ?? '', reasoning: '', toolCalls: null, toolCallId: '', status: 'done', error: '', meta: null,
+          createdAt: iso(Date.now()), updatedAt: iso(Date.now()),
+        };
+        list.push(m);
+        out.push(m);
+        this.emit('chat:message', structuredClone(m));
+      }
+      return out;
+    });
+  }
+
+  // ---- what servers ask of the user ----
+
+  /** The requests for input and for completions that wait, as the backend holds them. */
+  elicitations: ElicitRequest[] = [];
+  samplings: SamplingRequest[] = [];
+  /** What the page last said of its visibility (null: nothing yet). */
+  visible: boolean | null = null;
+
+  pendingElicitations() {
+    return this.rec('pendingElicitations', [], () => structuredClone(this.elicitations));
+  }
+  /** As the backend does: the request stops waiting and elicit:ended says it was answered. */
+  answerElicitation(id: string, answer: ElicitAnswer) {
+    return this.rec('answerElicitation', [id, answer], () => {
+      const r = this.elicitations.find((x) => x.id === id);
+      if (!r) throw new Error('this request is no longer waiting for an answer');
+      this.elicitations = this.elicitations.filter((x) => x.id !== id);
+      this.emit('elicit:ended', { id, serverId: r.serverId, serverName: r.serverName, outcome: 'answered', summary: r.message });
+    });
+  }
+  pendingSamplings() {
+    return this.rec('pendingSamplings', [], () => structuredClone(this.samplings));
+  }
+  answerSampling(id: string, decision: SamplingDecision) {
+    return this.rec('answerSampling', [id, decision], () => {
+      const r = this.samplings.find((x) => x.id === id);
+      if (!r) throw new Error('this request is no longer waiting for an answer');
+      this.samplings = this.samplings.filter((x) => x.id !== id);
+      this.emit('sampling:ended', { id, serverId: r.serverId, serverName: r.serverName, outcome: 'answered', summary: '' });
+    });
+  }
+  windowVisible(visible: boolean) {
+    return this.rec('windowVisible', [visible], () => {
+      this.visible = visible;
+    });
   }
 
   on<K extends EventName>(event: K, handler: (payload: EventPayloads[K]) => void): Unsubscribe {

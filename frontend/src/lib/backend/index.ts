@@ -3,6 +3,7 @@
 // arrive as strings meant for the user; here they become Errors.
 import type {
   ApprovalRequest,
+  Attachment,
   ConversationSummary,
   ExportFormat,
   FieldError,
@@ -17,6 +18,7 @@ import type {
   ProviderView,
   SearchHit,
   ServerConfig,
+  ServerLogLevel,
   ServerView,
   Settings,
   Task,
@@ -26,7 +28,18 @@ import type {
   ToolSet,
   UserDecision,
 } from './types';
+import type {
+  Completion,
+  CompletionRef,
+  Content,
+  PromptList,
+  PromptResult,
+  PromptUse,
+  ResourceList,
+  ResourcePreview,
+} from './types';
 import type { EventName, EventPayloads } from './events';
+import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
 import * as App from '../../../wailsjs/go/app/App';
 import { EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 
@@ -65,11 +78,16 @@ export interface Backend {
   getMessages(conversationId: string, beforeSeq: number, limit: number): Promise<Message[]>;
   /** The audit records of a conversation's tool calls (arguments, whole results). */
   getToolCalls(conversationId: string): Promise<ToolCallRecord[]>;
-  /** Stores the message and starts the reply; resolves with the run id at once. */
-  send(conversationId: string, text: string): Promise<string>;
+  /** Stores the message (with attachments addAttachment returned) and starts the reply; resolves with the run id at once. */
+  send(conversationId: string, text: string, attachments?: Attachment[]): Promise<string>;
   stop(conversationId: string): Promise<void>;
   regenerate(conversationId: string): Promise<string>;
-  editAndResend(conversationId: string, seq: number, text: string): Promise<string>;
+  /** attachments replace the message's ([] removes them); undefined keeps them. */
+  editAndResend(conversationId: string, seq: number, text: string, attachments?: Attachment[]): Promise<string>;
+  /** Checks and stores a file for the message being written (bytes as base64); rejects with what is accepted or the limit. */
+  addAttachment(name: string, mime: string, dataBase64: string): Promise<Attachment>;
+  /** A stored attachment as a data: URL (an image's thumbnail). */
+  attachmentData(id: string): Promise<string>;
   exportConversation(id: string, format: ExportFormat): Promise<string>;
   setConversationModel(id: string, providerId: string, model: string): Promise<void>;
   /** sel null = every enabled tool. */
@@ -94,6 +112,30 @@ export interface Backend {
   authorizeServer(id: string): Promise<void>;
   cancelAuthorize(id: string): Promise<void>;
   signOutServer(id: string): Promise<void>;
+  /** level '' = the server's default; applied at once to a connected server. */
+  setServerLogLevel(id: string, level: ServerLogLevel | ''): Promise<ServerConfig>;
+  /** The system's folder dialog; '' when cancelled. */
+  pickFolder(title: string): Promise<string>;
+
+  // MCP resources, prompts and completion (of a connected server)
+  listResources(serverId: string): Promise<ResourceList>;
+  /** Fills in an RFC 6570 URI template; resolves with the resource's URI. */
+  expandResourceTemplate(template: string, values: Record<string, string>): Promise<string>;
+  previewResource(serverId: string, uri: string): Promise<ResourcePreview>;
+  /** An embedded resource or image a server sent, shaped as previewResource shapes a resource. */
+  previewContent(serverId: string, content: Content): Promise<ResourcePreview>;
+  /** Reads the resource and stores each part for the next message. */
+  attachResource(serverId: string, uri: string): Promise<Attachment[]>;
+  attachContent(serverId: string, content: Content): Promise<Attachment>;
+  subscribeResource(serverId: string, uri: string): Promise<void>;
+  unsubscribeResource(serverId: string, uri: string): Promise<void>;
+  /** filled: the arguments already given, for the server to narrow its values. */
+  completeArgument(serverId: string, ref: CompletionRef, arg: string, value: string, filled: Record<string, string>): Promise<Completion>;
+  listPrompts(serverId: string): Promise<PromptList>;
+  /** Fills in a prompt: mode composer (text and attachments ready) or conversation (then appendPrompt). */
+  usePrompt(serverId: string, name: string, args: Record<string, string>): Promise<PromptUse>;
+  /** Adds a prompt's messages to the conversation as they are, without a reply. */
+  appendPrompt(conversationId: string, prompt: PromptResult): Promise<Message[]>;
 
   // logs
   serverLogs(serverId: string, sinceSeq: number, max: number): Promise<LogLine[]>;
@@ -105,12 +147,25 @@ export interface Backend {
   approvalPolicy(): Promise<Policy>;
   revokeGrant(serverId: string, tool: string): Promise<void>;
   setYolo(on: boolean): Promise<void>;
+  /** on: the tools the server says are read-only run without asking (its claim). */
+  setReadOnlyServer(serverId: string, on: boolean): Promise<void>;
 
   // tasks
   /** conversationId '' = every conversation's; active = only unfinished ones. Newest first. */
   listTasks(conversationId: string, active: boolean): Promise<Task[]>;
   /** Asks the server to cancel a task and stops following it. */
   cancelTask(id: string): Promise<void>;
+
+  // what servers ask of the user
+  /** The requests for input that wait, oldest first. */
+  pendingElicitations(): Promise<ElicitRequest[]>;
+  /** accept (with the form's content; for a URL, opens it in the browser), decline or cancel. */
+  answerElicitation(id: string, answer: ElicitAnswer): Promise<void>;
+  /** The requests for a completion that wait, oldest first. */
+  pendingSamplings(): Promise<SamplingRequest[]>;
+  answerSampling(id: string, decision: SamplingDecision): Promise<void>;
+  /** Says whether the page is visible: servers may ask the user for anything only then. */
+  windowVisible(visible: boolean): Promise<void>;
 
   /** Subscribes to a backend event; call the returned function to stop. */
   on<K extends EventName>(event: K, handler: (payload: EventPayloads[K]) => void): Unsubscribe;
@@ -165,10 +220,13 @@ export const wails: Backend = {
   deleteConversation: (id) => call('DeleteConversation', () => App.DeleteConversation(id)),
   getMessages: (id, beforeSeq, limit) => call('GetMessages', () => App.GetMessages(id, beforeSeq, limit)),
   getToolCalls: (id) => call('GetToolCalls', () => App.GetToolCalls(id)),
-  send: (id, text) => call('Send', () => App.Send(id, text)),
+  send: (id, text, attachments) => call('Send', () => App.Send(id, text, attachments ?? [])),
   stop: (id) => call('Stop', () => App.Stop(id)),
   regenerate: (id) => call('Regenerate', () => App.Regenerate(id)),
-  editAndResend: (id, seq, text) => call('EditAndResend', () => App.EditAndResend(id, seq, text)),
+  // Go takes a slice: null keeps the message's attachments.
+  editAndResend: (id, seq, text, attachments) => call('EditAndResend', () => App.EditAndResend(id, seq, text, (attachments ?? null) as Attachment[])),
+  addAttachment: (name, mime, data) => call('AddAttachment', () => App.AddAttachment(name, mime, data)),
+  attachmentData: (id) => call('AttachmentData', () => App.AttachmentData(id)),
   exportConversation: (id, format) => call('ExportConversation', () => App.ExportConversation(id, format)),
   setConversationModel: (id, providerId, model) => call('SetConversationModel', () => App.SetConversationModel(id, providerId, model)),
   // Go takes a pointer: null is "every enabled tool" / "the default prompt".
@@ -189,6 +247,21 @@ export const wails: Backend = {
   authorizeServer: (id) => call('AuthorizeServer', () => App.AuthorizeServer(id)),
   cancelAuthorize: (id) => call('CancelAuthorize', () => App.CancelAuthorize(id)),
   signOutServer: (id) => call('SignOutServer', () => App.SignOutServer(id)),
+  setServerLogLevel: (id, level) => call('SetServerLogLevel', () => App.SetServerLogLevel(id, level as ServerLogLevel)),
+  pickFolder: (title) => call('PickFolder', () => App.PickFolder(title)),
+
+  listResources: (serverId) => call('ListResources', () => App.ListResources(serverId)),
+  expandResourceTemplate: (template, values) => call('ExpandResourceTemplate', () => App.ExpandResourceTemplate(template, values)),
+  previewResource: (serverId, uri) => call('PreviewResource', () => App.PreviewResource(serverId, uri)),
+  previewContent: (serverId, content) => call('PreviewContent', () => App.PreviewContent(serverId, content)),
+  attachResource: (serverId, uri) => call('AttachResource', () => App.AttachResource(serverId, uri)),
+  attachContent: (serverId, content) => call('AttachContent', () => App.AttachContent(serverId, content)),
+  subscribeResource: (serverId, uri) => call('SubscribeResource', () => App.SubscribeResource(serverId, uri)),
+  unsubscribeResource: (serverId, uri) => call('UnsubscribeResource', () => App.UnsubscribeResource(serverId, uri)),
+  completeArgument: (serverId, ref, arg, value, filled) => call('CompleteArgument', () => App.CompleteArgument(serverId, ref, arg, value, filled)),
+  listPrompts: (serverId) => call('ListPrompts', () => App.ListPrompts(serverId)),
+  usePrompt: (serverId, name, args) => call('UsePrompt', () => App.UsePrompt(serverId, name, args)),
+  appendPrompt: (conversationId, prompt) => call('AppendPrompt', () => App.AppendPrompt(conversationId, prompt)),
 
   serverLogs: (serverId, sinceSeq, max) => call('ServerLogs', () => App.ServerLogs(serverId, sinceSeq, max)),
   appLogs: (sinceSeq, max) => call('AppLogs', () => App.AppLogs(sinceSeq, max)),
@@ -198,9 +271,16 @@ export const wails: Backend = {
   approvalPolicy: () => call('ApprovalPolicy', App.ApprovalPolicy),
   revokeGrant: (serverId, tool) => call('RevokeGrant', () => App.RevokeGrant(serverId, tool)),
   setYolo: (on) => call('SetYolo', () => App.SetYolo(on)),
+  setReadOnlyServer: (serverId, on) => call('SetReadOnlyServer', () => App.SetReadOnlyServer(serverId, on)),
 
   listTasks: (conversationId, active) => call('ListTasks', () => App.ListTasks(conversationId, active)),
   cancelTask: (id) => call('CancelTask', () => App.CancelTask(id)),
+
+  pendingElicitations: () => call('PendingElicitations', App.PendingElicitations),
+  answerElicitation: (id, answer) => call('AnswerElicitation', () => App.AnswerElicitation(id, answer)),
+  pendingSamplings: () => call('PendingSamplings', App.PendingSamplings),
+  answerSampling: (id, decision) => call('AnswerSampling', () => App.AnswerSampling(id, decision)),
+  windowVisible: (visible) => call('WindowVisible', () => App.WindowVisible(visible)),
 
   on(event, handler) {
     if (!(window as unknown as { runtime?: object }).runtime) return () => {};

@@ -49,6 +49,8 @@ export type InputPrompt = serverconf.InputPrompt;
 export type SecretInput = serverconf.SecretInput;
 export type ImportReport = serverconf.ImportReport;
 export type ServerView = servers.View;
+/** An MCP log level (notifications/message), least severe first; '' = the server's default. */
+export type ServerLogLevel = serverconf.LogLevel;
 
 // ---- logs -------------------------------------------------------------------
 export type LogLevel = logbuf.Level;
@@ -57,13 +59,18 @@ export type LogAppend = app.LogAppend;
 
 // ---- approvals --------------------------------------------------------------
 export type Decision = approval.Decision;
-/** The answers a user gives; cancelled is the system's. */
-export type UserDecision = Exclude<Decision, 'cancelled'>;
+/** The answers a user gives; cancelled and allow_read_only are the system's. */
+export type UserDecision = Exclude<Decision, 'cancelled' | 'allow_read_only'>;
 export type ApprovalRequest = approval.Request;
 export type Outcome = approval.Outcome;
 export type Resolution = approval.Resolution;
 export type Grant = approval.Grant;
 export type Policy = approval.Policy;
+/** What a server says a tool does: claims, not guarantees. */
+export type ToolHints = approval.ToolHints;
+/** A server whose read-only tools run without asking. */
+export type ReadOnlyServer = approval.ReadOnlyServer;
+export type ToolIcon = mcpconn.Icon;
 
 // ---- conversations and chat ------------------------------------------------------
 export type ConversationSummary = store.Conversation;
@@ -76,6 +83,9 @@ export type ExportFormat = 'markdown' | 'json';
 export type Role = store.Role;
 export type MessageStatus = store.MessageStatus;
 export type Message = store.Message;
+/** A file, image or resource attached to a user message; its bytes stay in Go (attachmentData shows them). */
+export type Attachment = store.Attachment;
+export type AttachmentKind = store.AttachmentKind;
 export type LlmToolCall = llm.ToolCall;
 export type ReplyMeta = chat.ReplyMeta;
 /** One word per tool-call state: the audit record's, the event's and the card's. */
@@ -95,3 +105,44 @@ export type ChatWarningEvent = chat.WarningEvent;
 export type TaskStatus = mcpconn.TaskStatus;
 /** A call a server runs as a long-running task, as the backend follows it. */
 export type Task = store.Task;
+
+// ---- MCP resources, prompts and completion ------------------------------------------
+/** What a connected server offers besides tools (on its status). */
+export type ServerOffers = mcpconn.Offers;
+export type Resource = mcpconn.Resource;
+export type ResourceTemplate = mcpconn.ResourceTemplate;
+export type ResourceList = mcpconn.ResourceList;
+/** A resource (or a block a server sent) as the preview shows it. */
+export type ResourcePreview = core.ResourcePreview;
+export type PreviewPart = core.PreviewPart;
+export type ResourceUpdated = mcpconn.ResourceUpdated;
+export type ListChanged = mcpconn.ListChanged;
+export type Prompt = mcpconn.Prompt;
+export type PromptArgument = mcpconn.PromptArgument;
+export type PromptList = mcpconn.PromptList;
+export type PromptMessage = mcpconn.PromptMessage;
+export type PromptResult = mcpconn.PromptResult;
+/** How a filled-in prompt is used: its text into the composer, or its messages into the conversation. */
+export type PromptMode = 'composer' | 'conversation';
+export type PromptUse = core.PromptUse;
+export type CompletionRef = mcpconn.CompletionRef;
+export type Completion = mcpconn.Completion;
+
+// ---- what servers ask of the user (elicitation, sampling) ---------------------------
+import type { asks, elicit, sampling } from '../../../wailsjs/go/models';
+/** How a server's request ended: answered, expired, cancelled (the server stopped waiting) or refused (never shown). */
+export type AskOutcome = asks.Outcome;
+export type AskEnded = asks.Ended;
+/** A server's request for input: a form to fill in, or a page to open (mode url). */
+export type ElicitRequest = elicit.Request;
+export type ElicitAnswer = elicit.Answer;
+export type ElicitAction = elicit.Action;
+export type ElicitForm = elicit.Form;
+export type ElicitField = elicit.Field;
+export type ElicitFieldType = elicit.FieldType;
+export type ElicitOption = elicit.Option;
+/** A server's request for a completion, with the model it would use. */
+export type SamplingRequest = sampling.Request;
+export type SamplingDecision = sampling.Decision;
+export type SamplingMessage = sampling.Message;
+export type SamplingPart = sampling.Part;

@@ -107,6 +107,24 @@ export class ApprovalsStore {
     }
   }
 
+  /** Whether the tools server serverId says are read-only run without asking. */
+  readOnly(serverId: string): boolean {
+    return (this.#policy.readOnly ?? []).some((r) => r.serverId === serverId);
+  }
+
+  /** Lets a server's read-only tools run without asking (its claim), or stops that. */
+  async setReadOnly(serverId: string, on: boolean): Promise<void> {
+    try {
+      await this.#backend.setReadOnlyServer(serverId, on);
+      const rest = (this.#policy.readOnly ?? []).filter((r) => r.serverId !== serverId);
+      const readOnly = on ? [...rest, { serverId, fingerprint: '', createdAt: new Date().toISOString() }] : rest;
+      this.#policy = { ...this.#policy, readOnly: readOnly.length ? readOnly : undefined };
+      this.#policyError = '';
+    } catch (e) {
+      this.#policyError = `Could not ${on ? 'allow' : 'stop allowing'} the read-only tools of ${serverId}: ${errorMessage(e)}`;
+    }
+  }
+
   async revoke(serverId: string, tool: string): Promise<void> {
     try {
       await this.#backend.revokeGrant(serverId, tool);

@@ -13,11 +13,13 @@ import {
   type ChatDeltaEvent,
   type ChatDoneEvent,
   type ChatStatusEvent,
+  type Attachment,
   type ExportFormat,
   type Message,
   type ToolSelection,
   type Unsubscribe,
 } from '../backend';
+import type { PromptResult } from '../backend';
 import { FrameBatch, type Schedule } from '../frame';
 import { mergeCall, toolCallViews, type CallState, type ToolCallView } from './toolcalls';
 import type { ConversationsStore } from './conversations.svelte';
@@ -443,17 +445,18 @@ export class ChatStore {
     return c.id;
   }
 
-  /** Sends a message (creating the conversation of a draft); false when it failed. */
-  async send(text: string): Promise<boolean> {
+  /** Sends a message, with attachments (AttachmentsStore.pending), creating the conversation of a draft; false when it failed. */
+  async send(text: string, attachments: Attachment[] = []): Promise<boolean> {
     const t = text.trim();
-    if (!t) return false;
+    if (!t && attachments.length === 0) return false;
     this.#actionError = '';
     let id = this.#convId;
     try {
       if (!id) id = await this.#createFromDraft();
       this.#running[id] = true;
       const before = this.#messageEvents;
-      await this.#backend.send(id, t);
+      if (attachments.length) await this.#backend.send(id, t, attachments);
+      else await this.#backend.send(id, t);
       this.#conversations.touch(id);
       if (this.#messageEvents === before && this.#convId === id) await this.#reconcile();
       return true;
@@ -462,6 +465,28 @@ export class ChatStore {
       const last = this.#visible[this.#visible.length - 1];
       if (!(last?.status === 'error' && last.error === msg)) this.#actionError = msg;
       if (id) this.#running[id] = false;
+      return false;
+    }
+  }
+
+  /**
+   * Adds an MCP prompt's messages to the conversation as they are, with no
+   * reply (a prompt that speaks for the assistant too), creating the
+   * conversation of a draft; false when it failed (actionError says why).
+   */
+  async appendPrompt(prompt: PromptResult): Promise<boolean> {
+    this.#actionError = '';
+    let id = this.#convId;
+    try {
+      if (!id) id = await this.#createFromDraft();
+      if (this.#running[id]) throw new Error('a reply is still being written in this conversation; stop it or wait for it to finish');
+      const before = this.#messageEvents;
+      await this.#backend.appendPrompt(id, prompt);
+      this.#conversations.touch(id);
+      if (this.#messageEvents === before && this.#convId === id) await this.#reconcile();
+      return true;
+    } catch (e) {
+      this.#actionError = `Could not add the prompt: ${errorMessage(e)}`;
       return false;
     }
   }
@@ -510,17 +535,21 @@ export class ChatStore {
     }
   }
 
-  /** Replaces a user message's text, drops what followed it, and sends again. */
-  async editAndResend(seq: number, text: string): Promise<boolean> {
+  /** Replaces a user message's text (and, when given, its attachments), drops what followed it, and sends again. */
+  async editAndResend(seq: number, text: string, attachments?: Attachment[]): Promise<boolean> {
     const id = this.#convId;
     const t = text.trim();
-    if (!id || !t || this.#running[id]) return false;
+    const kept = attachments ?? this.#messages.find((m) => m.seq === seq)?.attachments ?? [];
+    if (!id || (!t && kept.length === 0) || this.#running[id]) return false;
     this.#actionError = '';
     const before = this.#messages;
-    this.#messages = this.#messages.filter((m) => m.seq <= seq).map((m) => (m.seq === seq ? { ...m, content: t } : m));
+    this.#messages = this.#messages
+      .filter((m) => m.seq <= seq)
+      .map((m) => (m.seq === seq ? { ...m, content: t, ...(attachments ? { attachments } : {}) } : m));
     this.#running[id] = true;
     try {
-      await this.#backend.editAndResend(id, seq, t);
+      if (attachments) await this.#backend.editAndResend(id, seq, t, attachments);
+      else await this.#backend.editAndResend(id, seq, t);
       return true;
     } catch (e) {
       this.#running[id] = false;

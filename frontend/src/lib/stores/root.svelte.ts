@@ -2,14 +2,18 @@
 // starts their event subscriptions, and loads the first data. Components get
 // it from the Svelte context (useStores).
 import { getContext, setContext } from 'svelte';
-import { errorMessage, type Backend } from '../backend';
+import { errorMessage, type Attachment, type Backend } from '../backend';
 import type { Schedule } from '../frame';
 import { linkNeedsConfirm } from '../links';
 import { AppStore } from './app.svelte';
 import { ApprovalsStore } from './approvals.svelte';
+import { ElicitationsStore, SamplingsStore, reportVisibility } from './asks.svelte';
+import { AttachmentsStore } from './attachments.svelte';
 import { ChatStore } from './chat.svelte';
 import { ConversationsStore } from './conversations.svelte';
+import { PromptsStore } from './prompts.svelte';
 import { ProvidersStore } from './providers.svelte';
+import { ResourcesStore } from './resources.svelte';
 import { ServersStore } from './servers.svelte';
 import { SettingsStore } from './settings.svelte';
 import { TasksStore } from './tasks.svelte';
@@ -25,6 +29,16 @@ export class Stores {
   readonly chat: ChatStore;
   readonly servers: ServersStore;
   readonly tasks: TasksStore;
+  /** Servers' requests for input (forms, pages to open) and for completions. */
+  readonly elicitations: ElicitationsStore;
+  readonly samplings: SamplingsStore;
+  #stopVisibility?: () => void;
+  /** The attachments of the message being written. */
+  readonly attachments: AttachmentsStore;
+  /** MCP servers' resources, and the resource preview. */
+  readonly resources: ResourcesStore;
+  /** MCP servers' prompts, for the composer's "/". */
+  readonly prompts: PromptsStore;
   readonly ui = new UiStore();
   #needsSetup = $state(false);
   #notice = $state('');
@@ -40,6 +54,11 @@ export class Stores {
     this.approvals = new ApprovalsStore(backend);
     this.servers = new ServersStore(backend);
     this.tasks = new TasksStore(backend);
+    this.elicitations = new ElicitationsStore(backend);
+    this.samplings = new SamplingsStore(backend);
+    this.attachments = new AttachmentsStore(backend);
+    this.resources = new ResourcesStore(backend, { onAttach: (list) => this.addAttachments(list) });
+    this.prompts = new PromptsStore(backend, () => this.servers.servers);
     this.chat = new ChatStore(backend, this.conversations, {
       schedule: opts.schedule,
     });
@@ -65,10 +84,17 @@ export class Stores {
     this.approvals.start();
     this.servers.start();
     this.tasks.start();
+    this.elicitations.start();
+    this.samplings.start();
+    this.resources.start();
+    this.prompts.start();
     this.chat.start();
     await this.app.load();
     if (this.app.state !== 'ready' || this.app.fatal) return;
+    this.#stopVisibility ??= reportVisibility(this.backend);
     await Promise.all([
+      this.elicitations.load(),
+      this.samplings.load(),
       this.settings.load(),
       this.providers.load(),
       this.conversations.load(),
@@ -149,6 +175,12 @@ export class Stores {
     }
   }
 
+  /** Puts attachments (a resource's parts) on the message being written, and shows the chat where it is. */
+  addAttachments(list: Attachment[]): void {
+    for (const a of list) this.attachments.add(a);
+    this.ui.show('chat');
+  }
+
   dismissNotice(): void {
     this.#notice = '';
   }
@@ -157,6 +189,12 @@ export class Stores {
     this.approvals.dispose();
     this.servers.dispose();
     this.tasks.dispose();
+    this.elicitations.dispose();
+    this.samplings.dispose();
+    this.#stopVisibility?.();
+    this.#stopVisibility = undefined;
+    this.resources.dispose();
+    this.prompts.dispose();
     this.chat.dispose();
     this.conversations.dispose();
   }

@@ -6,6 +6,7 @@ import {
   type Backend,
   type FieldError,
   type ServerConfig,
+  type ServerLogLevel,
   type ServerView,
   type Tool,
   type Unsubscribe,
@@ -157,6 +158,15 @@ export class ServersStore {
     if (i >= 0) this.#servers[i] = view;
     else this.#servers.push(view);
     return [];
+  }
+
+  /** Sets the MCP log level a server is asked for ('' = its default). */
+  setLogLevel(id: string, level: ServerLogLevel | '') {
+    return this.#act(id, 'Setting the log level…', async () => {
+      const cfg = await this.#backend.setServerLogLevel(id, level);
+      const s = this.server(id);
+      if (s) s.config = cfg;
+    });
   }
 
   async remove(id: string): Promise<void> {

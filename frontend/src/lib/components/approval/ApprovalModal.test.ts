@@ -138,3 +138,23 @@ describe('ApprovalModal for a changed tool', () => {
     expect(screen.queryByTestId('approval-changed')).toBeNull();
   });
 });
+
+describe('ApprovalModal tool hints', () => {
+  it("shows the tool's title and what the server says about it", async () => {
+    const t = await startedStores((be) => {
+      be.pending = [req('r1', { title: 'Write File', hints: { readOnly: false, destructive: true, openWorld: false } })];
+    });
+    render(ApprovalModal, { props: { armDelayMs: 0 }, context: t.context });
+    expect(screen.getByTestId('approval-title').textContent).toBe('Write File');
+    expect(screen.getByTestId('approval-tool').textContent).toBe('write_file');
+    const hints = screen.getByTestId('approval-hints');
+    expect(hints.textContent).toContain('The server says');
+    expect([...hints.querySelectorAll('[data-testid="hint-badge"]')].map((b) => (b as HTMLElement).dataset.hint)).toEqual(['destructive', 'closed-world']);
+  });
+
+  it('says nothing of hints a server did not give', async () => {
+    await setup();
+    expect(screen.queryByTestId('approval-hints')).toBeNull();
+    expect(screen.queryByTestId('approval-title')).toBeNull();
+  });
+});

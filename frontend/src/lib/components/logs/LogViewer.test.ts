@@ -32,3 +32,33 @@ describe('LogViewer', () => {
     expect(screen.getAllByTestId('log-line').map((l) => l.textContent)).toEqual([expect.stringContaining('boom')]);
   });
 });
+
+describe('LogViewer server log level', () => {
+  it('sets the MCP log level of the server whose log is shown, and says when it sends none', async () => {
+    const t = await startedStores((be) => {
+      be.servers = [
+        { config: { id: 'ev', name: 'Everything', transport: 'stdio', command: 'npx', enabled: true }, status: { serverId: 'ev', state: 'connected', toolCount: 0, logging: true }, tools: [] },
+        { config: { id: 'fs', name: 'Files', transport: 'stdio', command: 'npx', enabled: true, logLevel: 'error' }, status: { serverId: 'fs', state: 'connected', toolCount: 0 }, tools: [] },
+      ];
+    });
+    t.s.ui.showLogs('ev');
+    render(LogViewer, { context: t.context });
+    await settle();
+    const pick = screen.getByTestId('log-server-level') as HTMLSelectElement;
+    expect(pick.value).toBe('');
+    expect(screen.queryByTestId('log-no-logging')).toBeNull();
+    await fireEvent.change(pick, { target: { value: 'notice' } });
+    await settle();
+    expect(t.be.callsOf('setServerLogLevel')).toEqual([['ev', 'notice']]);
+    expect(t.s.servers.server('ev')?.config.logLevel).toBe('notice');
+
+    t.s.ui.showLogs('fs');
+    await settle();
+    expect((screen.getByTestId('log-server-level') as HTMLSelectElement).value).toBe('error');
+    expect(screen.getByTestId('log-no-logging').textContent).toContain('sends no MCP log messages');
+
+    t.s.ui.showLogs('app');
+    await settle();
+    expect(screen.queryByTestId('log-server-level')).toBeNull();
+  });
+});

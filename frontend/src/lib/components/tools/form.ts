@@ -38,6 +38,8 @@ export interface ServerForm {
   privateKey: string;
   hasClientSecret: boolean;
   hasPrivateKey: boolean;
+  /** Folders offered as MCP roots; none by default. */
+  roots: string[];
   /** Config fields the form does not edit, kept as they were. */
   rest: Partial<ServerConfig>;
 }
@@ -79,12 +81,13 @@ export function emptyForm(): ServerForm {
     privateKey: '',
     hasClientSecret: false,
     hasPrivateKey: false,
+    roots: [],
     rest: {},
   };
 }
 
 export function configToForm(c: ServerConfig): ServerForm {
-  const { id, name, transport, command, args, cwd, env, inheritEnv, url, headers, enabled, callTimeout, auth, ...rest } = c;
+  const { id, name, transport, command, args, cwd, env, inheritEnv, url, headers, enabled, callTimeout, auth, roots, ...rest } = c;
   return {
     id,
     name,
@@ -107,6 +110,7 @@ export function configToForm(c: ServerConfig): ServerForm {
     privateKey: '',
     hasClientSecret: !!auth?.clientSecretRef,
     hasPrivateKey: !!auth?.privateKeyRef,
+    roots: [...(roots ?? [])],
     rest: { ...rest, auth },
   };
 }
@@ -146,6 +150,7 @@ export function formToConfig(f: ServerForm): ServerConfig {
       if (f.clientAuth !== 'private_key_jwt') delete cfg.auth.privateKeyRef;
     }
   }
+  if (f.roots.length) cfg.roots = [...f.roots];
   const secs = Number(f.timeout);
   if (f.timeout.trim() && Number.isFinite(secs) && secs > 0) cfg.callTimeout = Math.round(secs * 1e9);
   return cfg;
