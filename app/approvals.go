@@ -50,3 +50,24 @@ func (a *App) SetYolo(on bool) error {
 	}
 	return svc.Broker.SetYolo(a.life, on)
 }
+
+// SetToolPrivate marks a tool of a server (the server's own name for it)
+// as reading private data, or removes the mark: the lethal-trifecta guard
+// then counts its results as private data.
+func (a *App) SetToolPrivate(serverID, tool string, on bool) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.SetPrivate(a.life, serverID, tool, on)
+}
+
+// UnmarkPrivate removes a private mark as the policy lists it (by the
+// server's fingerprint and the tool), also one of a deleted server.
+func (a *App) UnmarkPrivate(fingerprint, tool string) error {
+	svc, err := a.services()
+	if err != nil {
+		return err
+	}
+	return svc.Broker.SetPrivate(a.life, "", fingerprint, tool, false)
+}

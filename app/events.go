@@ -38,6 +38,7 @@ type EventPayloads struct {
 	// What servers ask of the user (app/asks.go).
 	ElicitRequested   elicit.Request   `json:"elicit:requested"`
 	ElicitEnded       asks.Ended       `json:"elicit:ended"`
+	ElicitCompleted   elicit.Completed `json:"elicit:completed"`
 	SamplingRequested sampling.Request `json:"sampling:requested"`
 	SamplingEnded     asks.Ended       `json:"sampling:ended"`
 	// Resources and prompts of MCP servers (app/resources.go).

@@ -4,9 +4,12 @@
 // open a page (declined: nothing opens), and one that asks for a
 // completion (the user sees the messages and the model, edits the system
 // prompt, approves; the fake provider's answer reaches the server with the
-// model's name).
+// model's name); and a server's sampling tool loop (samplingserver.mjs): the
+// dialog lists the tools offered, the model's call goes back to the server,
+// which runs it and asks again with the result.
 import assert from 'node:assert/strict';
-import { WAIT, approvalModal, bound, send, turnDone, until, waitText } from './helpers.mjs';
+import { join } from 'node:path';
+import { WAIT, approvalModal, bound, node22, send, turnDone, until, waitText } from './helpers.mjs';
 
 /** Ends whatever a failed test left waiting. */
 async function cancelAsks(page) {
@@ -107,6 +110,26 @@ export function register({ test, toolPage, shot }) {
     });
   });
 
+  test('elicitation: a call needs a step in the browser first (-32042); declined, the call is not retried and its result tells the model', async () => {
+    await toolPage(async (page) => {
+      try {
+        await callTool(page, 'trigger-url-elicitation', { url: 'https://login.example.com/x', errorPath: true });
+        const modal = page.locator('[data-testid=elicit-modal][data-mode=url]');
+        await modal.waitFor({ timeout: WAIT });
+        assert.equal(await modal.getByTestId('elicit-host').textContent(), 'modelcontextprotocol.io');
+        assert.equal(await modal.getByTestId('elicit-message').textContent(), 'Open this link to satisfy the prerequisite, then retry the request.');
+        await modal.getByTestId('elicit-decline').click();
+        await modal.waitFor({ state: 'detached', timeout: WAIT });
+        await turnDone(page);
+        const result = await cardResult(page, 'trigger-url-elicitation');
+        assert.match(result, /everything needs the user to complete a step in their browser before this tool can run/, result);
+        assert.match(result, /It was not completed: the user chose not to open modelcontextprotocol\.io \(decline\)/, result);
+      } finally {
+        await cancelAsks(page);
+      }
+    });
+  });
+
   test('sampling: a tool asks for a completion; the user sees the messages and the model, edits the system prompt and approves; the server gets the reply and the model name', async () => {
     await toolPage(async (page) => {
       try {
@@ -139,6 +162,54 @@ export function register({ test, toolPage, shot }) {
         assert.ok((await serverLog(page)).includes(`characters from ${provider.defaultModel} (endTurn), as the user approved`), 'the server log says what was sent');
       } finally {
         await cancelAsks(page);
+      }
+    });
+  });
+
+  test('sampling with tools: the dialog lists the tools offered; the model\'s call goes back to the server, which runs it and asks again with the result', async () => {
+    await toolPage(async (page) => {
+      try {
+        await bound(page, 'SaveServer', { id: 'trips', name: 'trips', transport: 'stdio', command: node22, args: [join(import.meta.dirname, 'samplingserver.mjs')], enabled: true });
+        await until(async () => {
+          const v = (await bound(page, 'ListServers')).find((s) => s.config.id === 'trips');
+          return v?.status.state === 'connected' && v.tools.length > 0;
+        }, 'the trips server to connect');
+        await send(page, 'use tool trips__plan_trip {"city":"Paris"}');
+        await (await approvalModal(page)).getByTestId('approval-allow-once').click();
+
+        // Round 1: the tools offered.
+        const modal = page.getByTestId('sampling-modal');
+        await modal.waitFor({ timeout: WAIT });
+        assert.deepEqual(await modal.getByTestId('sampling-tool-name').allTextContents(), ['get_weather']);
+        assert.match(await modal.getByTestId('sampling-tool').textContent(), /Current weather for a city/);
+        assert.match(await modal.getByTestId('sampling-tool-choice').textContent(), /The model may call them\. A call goes back to trips, which runs it/);
+        await modal.getByTestId('sampling-tool-schema').locator('summary').click();
+        await waitText(modal.getByTestId('sampling-tool-schema').locator('.code-box'), /"City name"/);
+        await page.locator('[data-testid=sampling-modal][data-armed=true]').waitFor({ timeout: 5_000 });
+        await page.mouse.move(0, 0);
+        await shot(page, 'sampling-tools-modal');
+        const first = await modal.getAttribute('data-request');
+        await modal.getByTestId('sampling-approve').click();
+
+        // Round 2: the model's call and the result the server got by running it.
+        await until(async () => (await modal.getAttribute('data-request').catch(() => first)) !== first && (await modal.count()) > 0, 'the second sampling request');
+        assert.match(await modal.getByTestId('sampling-tool-use').textContent(), /Called get_weather/);
+        assert.match(await modal.getByTestId('sampling-tool-use').textContent(), /"city".*"Paris"/s);
+        assert.match(await modal.getByTestId('sampling-tool-result').textContent(), /Paris: rain, 14°C/);
+        await page.locator('[data-testid=sampling-modal][data-armed=true]').waitFor({ timeout: 5_000 });
+        await modal.getByTestId('sampling-tool-result').scrollIntoViewIfNeeded();
+        await shot(page, 'sampling-tools-round2');
+        await modal.getByTestId('sampling-approve').click();
+        await modal.waitFor({ state: 'detached', timeout: WAIT });
+
+        await turnDone(page);
+        const result = await cardResult(page, 'plan_trip');
+        assert.match(result, /after 2 round\(s\), .* says: You said: Should I pack an umbrella\?/, result);
+        const log = (await bound(page, 'ServerLogs', 'trips', 0, 1000)).map((l) => l.text).join('\n');
+        assert.ok(log.includes('and 1 tool use(s) for the server to run (get_weather)'), log);
+      } finally {
+        await cancelAsks(page);
+        await bound(page, 'DeleteServer', 'trips').catch(() => {});
       }
     });
   });

@@ -18,6 +18,7 @@ import { register as registerAttachments } from './attachments.mjs';
 import { register as registerResources } from './resources.mjs';
 import { register as registerAnnotations } from './annotations.mjs';
 import { register as registerElicit } from './elicit.mjs';
+import { register as registerTrifecta } from './trifecta.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
@@ -687,6 +688,7 @@ registerAttachments({ test, withPage, toolPage, shot, fake });
 registerResources({ test, withPage, toolPage, shot, fake });
 registerAnnotations({ test, withPage, toolPage, shot, fake });
 registerElicit({ test, withPage, toolPage, shot, fake });
+registerTrifecta({ test, withPage, toolPage, shot, fake });
 
 let ok = false;
 try {

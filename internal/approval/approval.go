@@ -4,6 +4,11 @@
 // global "yolo" switch) and otherwise parks the call until the user
 // decides, the caller stops, the conversation closes or the app quits.
 //
+// The lethal-trifecta guard (trifecta.go) sits above that policy: a call
+// whose Request carries a Guard asks even when a grant, yolo or the
+// read-only setting would allow it, and an answer to it releases no other
+// call.
+//
 // Each call is a small state machine (pending → allowed_once | allowed_always |
 // allowed_all | allowed_read_only | denied | cancelled; every state but
 // pending is final), and the
@@ -58,7 +63,7 @@ const (
 // contract is generated from them).
 var (
 	Decisions  = []Decision{AllowOnce, AllowAlways, AllowAll, AllowReadOnly, Deny, Cancelled}
-	DecidedBys = []DecidedBy{ByUser, ByPolicy, BySystem}
+	DecidedBys = []DecidedBy{ByUser, ByPolicy, BySystem, ByGuard}
 )
 
 // Allows reports whether a call with this decision runs.
@@ -78,6 +83,11 @@ const (
 	ByPolicy DecidedBy = "policy"
 	// BySystem means the call was cancelled (Stop, closed conversation, quit).
 	BySystem DecidedBy = "system"
+	// ByGuard means the lethal-trifecta guard made the call ask (its
+	// Request carried a Guard), whatever the standing policy: the decision
+	// is the user's answer to that prompt, or Refuse's deny when nobody
+	// could be asked.
+	ByGuard DecidedBy = "guard"
 )
 
 // A Request asks whether one tool call may run.
@@ -124,6 +134,11 @@ type Request struct {
 	Changed             bool            `json:"changed,omitempty"`
 	PreviousDescription string          `json:"previousDescription,omitempty"`
 	PreviousInputSchema json.RawMessage `json:"previousInputSchema,omitempty" ts_type:"unknown"`
+	// Guard, when not nil, says the lethal-trifecta guard holds for this
+	// call (see Guard): it asks even when a standing policy would allow
+	// it, and the user is shown why. The caller sets it; nil means the
+	// policy decides as usual.
+	Guard *Guard `json:"guard,omitempty"`
 }
 
 // An Outcome is the final answer for a call.
@@ -136,8 +151,9 @@ type Outcome struct {
 	// Arguments is a copy of the request's arguments when Allowed, nil
 	// otherwise. Run the tool with exactly these.
 	Arguments json.RawMessage `json:"arguments,omitempty" ts_type:"unknown"`
-	// Reason says why the system cancelled the call (ReasonServerChanged);
-	// empty for every other outcome and for a cancel by the caller.
+	// Reason says why the system cancelled the call (ReasonServerChanged)
+	// or why Refuse denied it; empty for every other outcome and for a
+	// cancel by the caller.
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -178,6 +194,9 @@ type Policy struct {
 	// ReadOnly lists the servers whose read-only tools run unasked,
 	// sorted by server ID; nil when none.
 	ReadOnly []ReadOnlyServer `json:"readOnly,omitempty"`
+	// Private lists the tools the user marked as reading private data,
+	// sorted by fingerprint, then tool; nil when none.
+	Private []PrivateTool `json:"private,omitempty"`
 }
 
 // A PolicyStore persists grants and the yolo switch. The Broker serialises

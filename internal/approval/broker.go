@@ -40,6 +40,7 @@ type Broker struct {
 	yolo     bool
 	grants   map[grantKey]Grant
 	readOnly map[string]ReadOnlyServer // by server ID
+	private  map[privateKey]PrivateTool
 	pending  map[string]*call
 	seq      uint64 // arrival counter for pending calls
 	closed   bool
@@ -89,6 +90,7 @@ func NewBroker(opts *Options) *Broker {
 		now:      o.Now,
 		grants:   make(map[grantKey]Grant),
 		readOnly: make(map[string]ReadOnlyServer),
+		private:  make(map[privateKey]PrivateTool),
 		pending:  make(map[string]*call),
 	}
 }
@@ -97,10 +99,11 @@ type nopEmitter struct{}
 
 func (nopEmitter) Emit(string, any) {}
 
-// Request returns whether the call r may run. If yolo is on, a grant for
-// r's server and tool has r's fingerprint and definition hash, or the user
-// lets r's server's read-only tools run unasked and r's tool claims to be
-// one, it returns at once (decided by policy, no event). Otherwise it registers the call (marked
+// Request returns whether the call r may run. Unless r carries a Guard
+// (then it always asks), if yolo is on, a grant for r's server and tool
+// has r's fingerprint and definition hash, or the user lets r's server's
+// read-only tools run unasked and r's tool claims to be one, it returns at
+// once (decided by policy, no event). Otherwise it registers the call (marked
 // Changed, with the allowed definition, when a grant for the same server
 // config covers an earlier definition of the tool), emits EventRequested and
 // waits until Decide, a policy change, ctx, CancelConversation or Close
@@ -132,12 +135,13 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 		b.mu.Unlock()
 		return Outcome{}, fmt.Errorf("%w: a call with id %q is already waiting", ErrInvalidRequest, r.ID)
 	}
-	if d, ok := b.policyAllowsLocked(r); ok {
+	if d, ok := b.policyAllowsLocked(r); ok && r.Guard == nil {
 		b.mu.Unlock()
 		return outcomeFor(r, d, ByPolicy), nil
 	}
-	if g, ok := b.grants[grantKey{r.ServerID, r.Tool}]; ok && g.Fingerprint == r.Fingerprint && g.DefinitionHash != "" {
-		r.Changed = true // the hashes differ, or the policy would allow r
+	if g, ok := b.grants[grantKey{r.ServerID, r.Tool}]; ok && g.Fingerprint == r.Fingerprint && g.DefinitionHash != "" &&
+		g.DefinitionHash != r.DefinitionHash { // equal, the grant covers r unless r has a Guard
+		r.Changed = true
 		r.PreviousDescription, r.PreviousInputSchema = g.Description, bytes.Clone(g.InputSchema)
 	}
 	b.seq++
@@ -168,9 +172,10 @@ func (b *Broker) Request(ctx context.Context, r Request) (Outcome, error) {
 // for the call's server, tool, fingerprint and definition, or the server's
 // read-only setting for a tool that claims read-only) gives r, without
 // registering or announcing anything; ok is false when Request would have
-// to ask. Callers use it to record a pre-approved call in one write.
+// to ask, as it always is for a Request with a Guard. Callers use it to
+// record a pre-approved call in one write.
 func (b *Broker) Decided(ctx context.Context, r Request) (Outcome, bool) {
-	if r.validate() != nil || ctx.Err() != nil || b.Load(ctx) != nil {
+	if r.Guard != nil || r.validate() != nil || ctx.Err() != nil || b.Load(ctx) != nil {
 		return Outcome{}, false
 	}
 	b.mu.Lock()
@@ -197,7 +202,9 @@ func (b *Broker) Decided(ctx context.Context, r Request) (Outcome, bool) {
 // it; AllowAll
 // also turns yolo on and releases every waiting call. If saving fails, the
 // call is still allowed, nothing is released or remembered, and Decide
-// returns an error wrapping ErrNotRemembered.
+// returns an error wrapping ErrNotRemembered. A call with a Guard is
+// decided by the guard (ByGuard), and neither "always" nor "all"
+// releases another call with a Guard.
 func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
 	if _, ok := outcomes[d]; !ok || d == Cancelled || d == AllowReadOnly {
 		return fmt.Errorf("%w: %q is not a user decision", ErrInvalidDecision, d)
@@ -209,7 +216,7 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
 		return fmt.Errorf("%w: %q", ErrUnknownRequest, id)
 	}
 	if d != AllowAlways && d != AllowAll {
-		_, _ = b.settleLocked(c, d, ByUser) // cannot fail: c is pending, d is valid
+		_, _ = b.settleLocked(c, d, c.byUser()) // cannot fail: c is pending, d is valid
 		b.mu.Unlock()
 		b.flush()
 		return nil
@@ -240,8 +247,38 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
 // (a cancel, shutdown) settled it first.
 func (b *Broker) settleDecidedLocked(c *call, d Decision) {
 	if b.pending[c.req.ID] == c {
-		_, _ = b.settleLocked(c, d, ByUser) // cannot fail: c is pending, d is valid
+		_, _ = b.settleLocked(c, d, c.byUser()) // cannot fail: c is pending, d is valid
 	}
+}
+
+// byUser is who decides c when the user answers: the guard when it made
+// c ask.
+func (c *call) byUser() DecidedBy {
+	if c.req.Guard != nil {
+		return ByGuard
+	}
+	return ByUser
+}
+
+// Refuse denies the pending call id because nobody can be asked (the CLI
+// without a terminal): the outcome is deny, by the guard when the call
+// carries a Guard and by system otherwise, with reason as its Reason. It
+// returns ErrUnknownRequest when id is not pending.
+func (b *Broker) Refuse(id, reason string) error {
+	b.mu.Lock()
+	c, ok := b.pending[id]
+	if !ok || c.deciding {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownRequest, id)
+	}
+	by := BySystem
+	if c.req.Guard != nil {
+		by = ByGuard
+	}
+	_, _ = b.settleWhyLocked(c, Deny, by, reason) // cannot fail: c is pending
+	b.mu.Unlock()
+	b.flush()
+	return nil
 }
 
 // Pending returns copies of the waiting calls in arrival order, so a reloaded
@@ -395,6 +432,11 @@ func cloneRequest(r Request) Request {
 	if r.Hints != nil {
 		h := *r.Hints
 		r.Hints = &h
+	}
+	if r.Guard != nil {
+		g := *r.Guard
+		g.PrivateFrom, g.UntrustedFrom = slices.Clone(g.PrivateFrom), slices.Clone(g.UntrustedFrom)
+		r.Guard = &g
 	}
 	r.Arguments = bytes.Clone(r.Arguments)
 	r.InputSchema = bytes.Clone(r.InputSchema)

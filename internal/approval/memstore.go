@@ -16,6 +16,7 @@ type MemoryPolicyStore struct {
 	grants   map[grantKey]Grant
 	yolo     bool
 	readOnly map[string]ReadOnlyServer
+	private  map[privateKey]PrivateTool
 }
 
 // Grants returns the stored grants sorted by server ID, then tool.
@@ -111,5 +112,50 @@ func (s *MemoryPolicyStore) DeleteReadOnlyServer(ctx context.Context, serverID s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.readOnly, serverID)
+	return nil
+}
+
+// PrivateTools returns the stored marks sorted by fingerprint, then tool.
+func (s *MemoryPolicyStore) PrivateTools(ctx context.Context) ([]PrivateTool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]PrivateTool, 0, len(s.private))
+	for _, p := range s.private {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(x, y PrivateTool) int {
+		if c := strings.Compare(x.Fingerprint, y.Fingerprint); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Tool, y.Tool)
+	})
+	return out, nil
+}
+
+// PutPrivateTool stores p, replacing any for the same fingerprint and tool.
+func (s *MemoryPolicyStore) PutPrivateTool(ctx context.Context, p PrivateTool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.private == nil {
+		s.private = make(map[privateKey]PrivateTool)
+	}
+	s.private[privateKey{p.Fingerprint, p.Tool}] = p
+	return nil
+}
+
+// DeletePrivateTool removes the mark of fingerprint and tool, if any.
+func (s *MemoryPolicyStore) DeletePrivateTool(ctx context.Context, fingerprint, tool string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.private, privateKey{fingerprint, tool})
 	return nil
 }

@@ -49,6 +49,12 @@ func (b *Broker) load(ctx context.Context) error {
 			return fmt.Errorf("loading the servers whose read-only tools run unasked: %w", err)
 		}
 	}
+	var private []PrivateTool
+	if ps, ok := b.store.(PrivateStore); ok {
+		if private, err = ps.PrivateTools(ctx); err != nil {
+			return fmt.Errorf("loading the tools marked private: %w", err)
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, g := range grants {
@@ -56,6 +62,9 @@ func (b *Broker) load(ctx context.Context) error {
 	}
 	for _, r := range readOnly {
 		b.readOnly[r.ServerID] = r
+	}
+	for _, p := range private {
+		b.private[privateKey{p.Fingerprint, p.Tool}] = p
 	}
 	b.yolo = yolo
 	b.loaded = true
@@ -91,7 +100,8 @@ func (b *Broker) SetYolo(ctx context.Context, on bool) error {
 
 // setYolo is SetYolo; decided, when not nil, is the waiting call whose
 // "approve all" this is: it is settled by the user before the others are
-// released, whether or not the store took the change.
+// released, whether or not the store took the change. Calls with a Guard
+// are not released.
 func (b *Broker) setYolo(ctx context.Context, on bool, decided *call) error {
 	return b.change(ctx, func() error {
 		if err := b.store.SetYolo(ctx, on); err != nil {
@@ -107,7 +117,7 @@ func (b *Broker) setYolo(ctx context.Context, on bool, decided *call) error {
 		}
 		b.yolo = on
 		if on {
-			b.releaseLocked(func(*call) bool { return true }, AllowAll, ByPolicy)
+			b.releaseLocked(func(c *call) bool { return c.req.Guard == nil }, AllowAll, ByPolicy)
 		}
 	})
 }
@@ -131,8 +141,9 @@ func (b *Broker) Revoke(ctx context.Context, serverID, tool string) error {
 // its waiting calls made for another fingerprint are cancelled (Reason says
 // why), since the user would approve a program that no longer runs; its
 // grants and read-only setting made for another fingerprint are forgotten,
-// in memory even if the store fails (the error is returned); and
-// EventPolicy is emitted.
+// in memory even if the store fails (the error is returned); its private
+// marks are carried over to fingerprint (a restriction does not lapse);
+// and EventPolicy is emitted.
 func (b *Broker) ServerChanged(ctx context.Context, serverID, fingerprint string) error {
 	b.mu.Lock()
 	for _, c := range b.pendingLocked(func(c *call) bool {
@@ -161,6 +172,7 @@ func (b *Broker) ServerChanged(ctx context.Context, serverID, fingerprint string
 				errs = append(errs, fmt.Errorf("turning off the read-only setting of changed server %s: %w", serverID, err))
 			}
 		}
+		errs = append(errs, b.savePrivateMove(ctx, serverID, fingerprint)...)
 		return errors.Join(errs...)
 	}, func(error) {
 		for _, g := range b.grantsLocked(stale) {
@@ -169,6 +181,7 @@ func (b *Broker) ServerChanged(ctx context.Context, serverID, fingerprint string
 		if ro, ok := b.readOnly[serverID]; ok && ro.Fingerprint != fingerprint {
 			delete(b.readOnly, serverID)
 		}
+		b.movePrivateLocked(serverID, fingerprint)
 	})
 }
 
@@ -191,7 +204,7 @@ func (b *Broker) putGrant(ctx context.Context, g Grant, decided *call) error {
 		}
 		b.grants[grantKey{g.ServerID, g.Tool}] = g
 		b.releaseLocked(func(c *call) bool {
-			return c.req.ServerID == g.ServerID && c.req.Tool == g.Tool && c.req.Fingerprint == g.Fingerprint &&
+			return c.req.Guard == nil && c.req.ServerID == g.ServerID && c.req.Tool == g.Tool && c.req.Fingerprint == g.Fingerprint &&
 				c.req.DefinitionHash == g.DefinitionHash
 		}, AllowAlways, ByPolicy)
 	})
@@ -239,5 +252,5 @@ func sortedGrants(m map[grantKey]Grant, keep func(Grant) bool) []Grant {
 }
 
 func (b *Broker) policyLocked() Policy {
-	return Policy{Yolo: b.yolo, Grants: b.grantsLocked(func(Grant) bool { return true }), ReadOnly: b.readOnlyLocked()}
+	return Policy{Yolo: b.yolo, Grants: b.grantsLocked(func(Grant) bool { return true }), ReadOnly: b.readOnlyLocked(), Private: b.privateLocked()}
 }

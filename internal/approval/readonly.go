@@ -75,9 +75,10 @@ func (b *Broker) Policy(ctx context.Context) (Policy, error) {
 // SetReadOnly lets the tools server serverID claims are read-only run
 // without asking (on), while its fingerprint is fingerprint, or stops
 // that (off); it emits EventPolicy. Turning it on releases the waiting
-// calls it covers (allow_read_only, by policy). As with grants, a store
-// failure never leaves more trusted than asked: on does not happen, off
-// still happens in memory; either way the error is returned.
+// calls it covers (allow_read_only, by policy) but those with a Guard. As
+// with grants, a store failure never leaves more trusted than asked: on
+// does not happen, off still happens in memory; either way the error is
+// returned.
 func (b *Broker) SetReadOnly(ctx context.Context, serverID, fingerprint string, on bool) error {
 	if serverID == "" || on && fingerprint == "" {
 		return fmt.Errorf("%w: a read-only setting needs a server and its fingerprint", ErrInvalidRequest)
@@ -107,7 +108,7 @@ func (b *Broker) SetReadOnly(ctx context.Context, serverID, fingerprint string, 
 			return
 		}
 		b.readOnly[serverID] = r
-		b.releaseLocked(func(c *call) bool { return b.readOnlyAllowsLocked(c.req) }, AllowReadOnly, ByPolicy)
+		b.releaseLocked(func(c *call) bool { return c.req.Guard == nil && b.readOnlyAllowsLocked(c.req) }, AllowReadOnly, ByPolicy)
 	})
 }
 

@@ -173,6 +173,18 @@ func New[Q Item, A any](opts *Options) *Broker[Q, A] {
 // ends with one EventEnded that carries summary, what q asks in a line.
 // q must not be changed once Ask has it.
 func (b *Broker[Q, A]) Ask(ctx context.Context, serverID, serverName string, q Q, summary string) (A, error) {
+	return b.ask(ctx, serverID, serverName, q, summary, true)
+}
+
+// Follow is Ask for a request that continues one the user has just
+// answered (the wait after they opened a page): it takes no token of the
+// server's rate limit, so a step the user started is not refused half
+// way. The bounds on waiting requests hold as for Ask.
+func (b *Broker[Q, A]) Follow(ctx context.Context, serverID, serverName string, q Q, summary string) (A, error) {
+	return b.ask(ctx, serverID, serverName, q, summary, false)
+}
+
+func (b *Broker[Q, A]) ask(ctx context.Context, serverID, serverName string, q Q, summary string, rated bool) (A, error) {
 	var zero A
 	now := time.Now()
 	m := q.AskMeta()
@@ -183,7 +195,7 @@ func (b *Broker[Q, A]) Ask(ctx context.Context, serverID, serverName string, q Q
 		return zero, err
 	}
 	b.mu.Lock()
-	err := b.admitLocked(serverID, now)
+	err := b.admitLocked(serverID, now, rated)
 	if err != nil {
 		b.mu.Unlock()
 		end.Outcome, end.Reason = Refused, err.Error()
@@ -227,9 +239,9 @@ func (b *Broker[Q, A]) Ask(ctx context.Context, serverID, serverName string, q Q
 	return a, err
 }
 
-// admitLocked says whether a request of serverID may wait now, and takes
-// its token.
-func (b *Broker[Q, A]) admitLocked(serverID string, now time.Time) error {
+// admitLocked says whether a request of serverID may wait now, and, when
+// rated, takes its token.
+func (b *Broker[Q, A]) admitLocked(serverID string, now time.Time, rated bool) error {
 	switch {
 	case b.closed:
 		return ErrClosed
@@ -247,7 +259,7 @@ func (b *Broker[Q, A]) admitLocked(serverID string, now time.Time) error {
 	if n >= b.opts.MaxPendingPerServer {
 		return ErrBusy
 	}
-	if b.opts.Burst <= 0 {
+	if b.opts.Burst <= 0 || !rated {
 		return nil
 	}
 	bk := b.buckets[serverID]

@@ -232,6 +232,47 @@ func TestStormIsRateLimited(t *testing.T) {
 	})
 }
 
+// TestFollowTakesNoToken: the wait after a step the user started is not
+// refused for the server's rate, but is bounded like any request.
+func TestFollowTakesNoToken(t *testing.T) {
+	rec := &eventtest.Recorder{}
+	b := newBroker(rec, true, Options{Burst: 1, Every: time.Hour, MaxPendingPerServer: 1})
+	holding := make(chan struct{})
+	rec.OnEmit = func(name string, payload any) {
+		if q, ok := payload.(*question); ok && name == evRequested {
+			if q.Text == "hold" {
+				close(holding)
+			} else {
+				go b.Answer(q.ID, "ok")
+			}
+		}
+	}
+	if r := <-ask(b, t.Context(), "s1", "open the page"); r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r := <-ask(b, t.Context(), "s1", "again"); !errors.Is(r.err, ErrRateLimited) {
+		t.Fatalf("second Ask: %v; want ErrRateLimited", r.err)
+	}
+	for range 2 {
+		if a, err := b.Follow(t.Context(), "s1", "Server s1", &question{Text: "done?"}, "done?"); err != nil || a != "ok" {
+			t.Fatalf("Follow = %q, %v", a, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	held := make(chan error, 1)
+	go func() {
+		_, err := b.Follow(ctx, "s1", "Server s1", &question{Text: "hold"}, "hold")
+		held <- err
+	}()
+	<-holding
+	if _, err := b.Follow(t.Context(), "s1", "Server s1", &question{Text: "more"}, "more"); !errors.Is(err, ErrBusy) {
+		t.Errorf("Follow past the pending bound: %v; want ErrBusy", err)
+	}
+	cancel()
+	<-held
+}
+
 func TestCloseEndsWaitingRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &eventtest.Recorder{}

@@ -35,6 +35,12 @@ type Tool struct {
 	// does (read-only, destructive, ...); both go to the approval request.
 	Title string              `json:"title,omitempty"`
 	Hints *approval.ToolHints `json:"hints,omitempty"`
+	// Legs are the legs of the lethal trifecta the tool brings
+	// (approval.ToolLegs of its hints, whether its server is local, and
+	// the user's private mark); zero when none. The guard asks before a
+	// call of an Outbound tool in a conversation whose earlier results
+	// brought both of the others.
+	Legs approval.Legs `json:"legs,omitzero"`
 }
 
 // Key is how a conversation's tool selection names the tool: ToolKey of

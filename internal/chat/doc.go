@@ -23,6 +23,12 @@
 //     failures become tool results the model can read, never a crash of the
 //     turn. Results are cut to ResultLimit for the model; the audit record
 //     keeps the whole result.
+//   - Each call's audit record keeps the lethal-trifecta legs of its tool
+//     (Tool.Legs). A call of an outbound tool, in a conversation whose
+//     earlier results brought private data and outside content, goes to the
+//     Approver with a Guard (guardFor), so it asks whatever the grants; the
+//     legs are read from the audit (bounded by the store's query), not kept
+//     in memory, so they hold across restarts and never go stale.
 //   - The tools and the conversation's selection are read every round; a
 //     selection names tools by server and original name (ToolKey).
 //   - Progress reports reach the UI paced (ProgressInterval for the whole

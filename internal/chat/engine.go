@@ -83,6 +83,10 @@ type Options struct {
 	DeltaInterval time.Duration
 	// Now is the clock for audit times and durations; nil means time.Now.
 	Now func() time.Time
+	// TrifectaGuard reports whether the lethal-trifecta guard is on (the
+	// user's setting, read as each outbound call is decided, so a change
+	// applies at once); nil means off. See guardFor.
+	TrifectaGuard func(ctx context.Context) bool
 }
 
 // An Engine runs conversation turns. It is safe for concurrent use; it

@@ -72,11 +72,15 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 		refusal = fmt.Sprintf("Error: tool calls cannot be approved right now, so %s did not run.", c.Name)
 	}
 	rec := store.ToolCall{ID: store.NewID(), CallID: c.ID, ConversationID: tc.conv.ID, MessageID: tc.msg.ID,
-		ServerID: tool.ServerID, ServerName: tool.ServerName, Tool: c.Name, Arguments: c.Arguments, RequestedAt: e.opts.Now()}
+		ServerID: tool.ServerID, ServerName: tool.ServerName, Tool: c.Name, Arguments: c.Arguments, RequestedAt: e.opts.Now(),
+		Legs: legBits(tool.Legs)}
 	tc.id = rec.ID
 	req := approval.Request{ID: tc.id, ConversationID: tc.conv.ID, ServerID: tool.ServerID, Tool: cmp.Or(tool.OriginalName, tool.Name),
 		ServerName: tool.ServerName, Description: tool.Description, Fingerprint: tool.Fingerprint, Arguments: json.RawMessage(args),
 		DefinitionHash: tool.DefinitionHash, InputSchema: tool.InputSchema, Title: tool.Title, Hints: tool.Hints}
+	if refusal == "" {
+		req.Guard = tc.guardFor(tool)
+	}
 
 	// A call a standing policy allows is recorded as requested, decided
 	// and started in one write; any other is recorded before it is checked
@@ -125,7 +129,10 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 		case !out.Allowed:
 			tc.decide(store.CallDenied, out)
 			text := fmt.Sprintf("The user declined this call of %s, so it did not run. Go on without it, or ask the user what to do instead.", c.Name)
-			tc.finish(store.ToolCallEnd{Status: store.CallDenied}, ToolCallEvent{Status: ToolDenied, ResultText: text}, text)
+			if out.Reason != "" { // refused with nobody to ask
+				text = fmt.Sprintf("This call of %s was refused and did not run. %s Go on without it, or tell the user to run it where they can approve it.", c.Name, out.Reason)
+			}
+			tc.finish(store.ToolCallEnd{Status: store.CallDenied, Error: out.Reason}, ToolCallEvent{Status: ToolDenied, ResultText: text}, text)
 			return
 		}
 		start = e.opts.Now()
@@ -174,6 +181,43 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	}
 	tc.finish(store.ToolCallEnd{Status: status, Result: full, IsError: res.IsError, Duration: took},
 		ToolCallEvent{Status: status, ResultText: clip(res.Text, summaryLength), IsError: res.IsError, DurationMs: took.Milliseconds()}, text)
+}
+
+// guardFor returns the Guard of this call of tool, or nil when the
+// lethal-trifecta guard is off or does not hold. It holds when tool can
+// send data out and the results of the conversation's earlier calls (of
+// other messages: the model made this call before this reply's results
+// came) brought both private data and outside content. When those cannot
+// be read it holds too, saying so: a guard that cannot see fails closed.
+func (tc *toolCall) guardFor(tool Tool) *approval.Guard {
+	e := tc.e
+	if !tool.Legs.Outbound || e.opts.TrifectaGuard == nil || !e.opts.TrifectaGuard(tc.ctx) {
+		return nil
+	}
+	src, err := e.opts.Store.ConversationLegs(tc.ctx, tc.conv.ID, tc.msg.ID, approval.MaxGuardNames)
+	if err != nil {
+		e.log.Warn("reading a conversation's trifecta legs", "conversationId", tc.conv.ID, "err", err)
+		return &approval.Guard{Tool: tc.call.Name, Reason: fmt.Sprintf("Switchboard could not read this conversation's earlier tool calls to check whether it read private data and took in outside content; %s can send data out.", tc.call.Name)}
+	}
+	if len(src.Private) == 0 || len(src.Untrusted) == 0 {
+		return nil
+	}
+	return approval.NewGuard(tc.call.Name, src.Private, src.Untrusted, src.MorePrivate, src.MoreUntrusted)
+}
+
+// legBits is l as the audit record keeps it.
+func legBits(l approval.Legs) int {
+	n := 0
+	if l.Private {
+		n |= store.LegPrivate
+	}
+	if l.Untrusted {
+		n |= store.LegUntrusted
+	}
+	if l.Outbound {
+		n |= store.LegOutbound
+	}
+	return n
 }
 
 // refuse ends a call that did not pass a check; text goes to the model.

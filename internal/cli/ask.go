@@ -79,6 +79,10 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 
 	out := &askPrinter{env: env, tools: toolLine{w: env.Stderr, tty: isTerminalWriter(env.Stderr)}}
 	opts := &core.ServiceOptions{Emitter: out}
+	if isTerminal(env.Stdin) && isTerminalWriter(env.Stderr) {
+		// What servers ask for is answered on the terminal (termasks.go).
+		opts.Visible = func() bool { return true }
+	}
 	if *baseURL != "" {
 		url, key := *baseURL, os.Getenv("SWITCHBOARD_API_KEY")
 		opts.Provider = func(ctx context.Context, _ string) (*llm.Client, string, error) {
@@ -105,6 +109,9 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	}
 	out.broker = svc.Broker
 	policy := askPolicy{yolo: *yolo, interactive: isTerminal(env.Stdin), in: bufio.NewReader(env.Stdin)}
+	if opts.Visible != nil {
+		out.asker = &termAsker{in: policy.in, out: env.Stderr, lock: &out.promptMu, svc: svc}
+	}
 	if err := svc.Start(ctx, c.Log); err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
 		return 1
@@ -298,6 +305,8 @@ type askPrinter struct {
 	wroteText bool
 	prompts   sync.WaitGroup
 	promptMu  sync.Mutex
+	// asker answers what servers ask on the terminal; nil: refused.
+	asker *termAsker
 }
 
 // setPolicy sets how approval requests are answered; until then (servers
@@ -337,6 +346,14 @@ func (p *askPrinter) Emit(name string, payload any) {
 		if s, ok := payload.(chat.StatusEvent); ok && s.State == chat.StateRetrying {
 			fmt.Fprintf(p.env.Stderr, "[%s]\n", s.Message)
 		}
+	case elicit.EventRequested, sampling.EventRequested:
+		if p.asker != nil {
+			p.prompts.Add(1)
+			go func() { // never block the broker
+				defer p.prompts.Done()
+				p.asker.answer(context.Background(), payload)
+			}()
+		}
 	case elicit.EventEnded, sampling.EventEnded:
 		refusedAsk(p.env.Stderr, name, payload)
 	case approval.EventRequested:
@@ -358,6 +375,14 @@ func (p *askPrinter) decide(r approval.Request) {
 	pol := p.policy
 	p.mu.Unlock()
 	switch {
+	case r.Guard != nil && !pol.interactive:
+		// The lethal-trifecta guard overrides --yolo and --allow: with no
+		// terminal to ask on, the call is refused and the model told why.
+		fmt.Fprintf(p.env.Stderr, "[tool %s on %s refused by the lethal-trifecta guard: %s No terminal to ask on; run it interactively to decide, or turn the guard off: switchboard settings set trifecta-guard off]\n", r.Tool, r.ServerName, r.Guard.Reason)
+		p.broker.Refuse(r.ID, r.Guard.Reason+" Switchboard asks the user before such a call, and nobody could be asked here.")
+		return
+	case r.Guard != nil:
+		// Asked below, even under --yolo or --allow.
 	case pol.yolo:
 		p.broker.Decide(ctx, r.ID, approval.AllowOnce)
 		return
@@ -376,6 +401,9 @@ func (p *askPrinter) decide(r approval.Request) {
 	pretty, _ := json.MarshalIndent(args, "  ", "  ")
 	if r.Changed {
 		fmt.Fprintf(p.env.Stderr, "\nThe server changed tool %q since you allowed it always.\n  Before: %s\n  Now:    %s\n", r.Tool, r.PreviousDescription, r.Description)
+	}
+	if r.Guard != nil {
+		fmt.Fprintf(p.env.Stderr, "\nWarning (lethal-trifecta guard): %s\nCheck the arguments before you allow it. Allowing always, --yolo and --allow do not silence this for the next such call.\n", r.Guard.Reason)
 	}
 	fmt.Fprintf(p.env.Stderr, "\nAllow tool %q of server %s?\n  %s\n[y] once  [a] always for this tool  [n] deny > ", r.Tool, r.ServerName, pretty)
 	line, _ := pol.in.ReadString('\n')

@@ -127,7 +127,19 @@ var helpText = map[string]string{
                                          (none by default; server-filesystem then works in those instead)
   switchboard servers read-only ID on|off
                                          on: the tools the server says are read-only (readOnlyHint, and not
-                                         destructiveHint) run without asking; the server's claim, so off by default`,
+                                         destructiveHint) run without asking; the server's claim, so off by default
+  switchboard servers private ID TOOL on|off
+                                         on: the tool's results count as private data for the lethal-trifecta
+                                         guard (shown as marked-private by servers tools)`,
+	"settings": `Usage:
+  switchboard settings [list]            print the app-wide settings
+  switchboard settings set NAME VALUE    change one; NAME is one of:
+      trifecta-guard on|off              ask again before a tool could send out private data (default on)
+      tool-result-limit N                characters of a tool result a model sees
+      max-tool-rounds N                  model→tools→model rounds in one reply
+      theme system|light|dark
+      default-provider ID
+      system-prompt TEXT`,
 	"providers": `Usage:
   switchboard providers [list]
   switchboard providers add [-id ID] [-preset P] [-base-url URL] [-model M] [-key-stdin]

@@ -103,6 +103,12 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 			return 2
 		}
 		return serversReadOnly(ctx, env, args[1], args[2] == "on")
+	case "private":
+		if len(args) != 4 || (args[3] != "on" && args[3] != "off") {
+			fmt.Fprintln(env.Stderr, "usage: switchboard servers private ID TOOL on|off   (on: the tool's results count as private data for the lethal-trifecta guard)")
+			return 2
+		}
+		return serversPrivate(ctx, env, args[1], args[2], args[3] == "on")
 	case "set-secret":
 		if len(args) != 3 {
 			fmt.Fprintln(env.Stderr, "usage: switchboard servers set-secret ID NAME   (the value is read from standard input)")
@@ -110,7 +116,7 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 		}
 		return serversSetSecret(ctx, env, args[1], args[2])
 	}
-	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, tools [-schema] [ID], import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, workload-identity ID CLIENT-ID TOKEN-FILE|off, set-secret ID NAME, log-level ID LEVEL, log [-n N] ID, read-only ID on|off, roots ID [FOLDER...|none])\n", args[0])
+	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, tools [-schema] [ID], import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, workload-identity ID CLIENT-ID TOKEN-FILE|off, set-secret ID NAME, log-level ID LEVEL, log [-n N] ID, read-only ID on|off, private ID TOOL on|off, roots ID [FOLDER...|none])\n", args[0])
 	return 2
 }
 
@@ -325,6 +331,9 @@ func listTools(ctx context.Context, env *Env, s *core.Services, cfgs []servercon
 		printToolSchemas(env.Stdout, tools)
 		return 0
 	}
+	if err := s.Broker.Load(ctx); err != nil { // the private marks
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tTOOL\tENABLED\tHINTS\tDESCRIPTION")
 	for _, t := range tools {
@@ -332,7 +341,11 @@ func listTools(ctx context.Context, env *Env, s *core.Services, cfgs []servercon
 		if r := []rune(desc); len(r) > 80 {
 			desc = string(r[:79]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", t.ServerID, t.OriginalName, t.Enabled, hintWords(t.Annotations), desc)
+		hints := hintWords(t.Annotations)
+		if s.Broker.IsPrivate(t.Fingerprint, t.OriginalName) {
+			hints = strings.TrimPrefix(hints+",marked-private", "-,")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\n", t.ServerID, t.OriginalName, t.Enabled, hints, desc)
 	}
 	tw.Flush()
 	return 0

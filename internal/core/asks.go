@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -56,6 +57,8 @@ var errUserRejected = &jsonrpc.Error{Code: -1, Message: "User rejected sampling 
 type serverAsks struct {
 	elicit  *asks.Broker[*elicit.Request, elicit.Answer]
 	sample  *asks.Broker[*sampling.Request, sampling.Decision]
+	em      Emitter
+	steps   steps // URL-mode steps whose completion is listened for
 	calls   callOrigins
 	manager func() *mcpconn.Manager
 	// provider is the chat engine's: a client and default model for a
@@ -74,6 +77,7 @@ type serverAsks struct {
 
 func newServerAsks(em Emitter, visible func() bool) *serverAsks {
 	return &serverAsks{
+		em: em,
 		elicit: asks.New[*elicit.Request, elicit.Answer](&asks.Options{
 			EventRequested: elicit.EventRequested, EventEnded: elicit.EventEnded, Emitter: em, Visible: visible,
 			Burst: elicitBurst, Every: elicitEvery,
@@ -153,29 +157,39 @@ func (a *serverAsks) elicitHandler(ctx context.Context, serverID string, p *mcp.
 // askInput puts one elicitation to the user and returns the answer for the
 // server. A request that is not shown (no window, too many) is declined
 // and one nobody answered is cancelled; an error means the request was
-// malformed or the server stopped waiting.
+// malformed or the server stopped waiting. A URL-mode request's dialog
+// closes when the server says its step is done (the server is told the
+// request was cancelled: the user never chose), and once the user opened
+// its page, such word still shows "done" for a while (urlsteps.go).
 func (a *serverAsks) askInput(ctx context.Context, serverID, mode, message string, schema json.RawMessage, link, elicitationID string, orderKnown bool) (elicit.Answer, error) {
 	req, err := elicit.NewRequest(mode, message, schema, link, elicitationID, orderKnown)
 	if err != nil {
 		a.note(serverID, fmt.Sprintf("refused the server's request for input: %v", err))
 		return elicit.Answer{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
-	what := req.Summary()
-	ans, err := a.elicit.Ask(ctx, serverID, a.serverName(ctx, serverID), req, what)
+	name := a.serverName(ctx, serverID)
+	var st *step
+	opened := false
+	if req.Mode == elicit.ModeURL && req.ElicitationID != "" {
+		var release func(bool)
+		st, release = a.steps.watch(elicit.Completed{ServerID: serverID, ServerName: name, ElicitationID: req.ElicitationID, Message: req.Message, Host: req.Host})
+		defer func() { release(opened) }()
+	}
+	sctx, stop := untilDone(ctx, st)
+	defer stop()
+	ans, err := a.ask(sctx, serverID, name, req, false)
 	switch {
 	case err == nil:
-		a.note(serverID, fmt.Sprintf("the user answered the server's request for input %s: %s", what, ans.Action))
+		opened = req.Mode == elicit.ModeURL && ans.Action == elicit.Accept
 		return ans, nil
+	case errors.Is(err, errStepDone):
+		return elicit.Answer{Action: elicit.Cancel}, nil
 	case errors.Is(err, asks.ErrNoWindow), errors.Is(err, asks.ErrBusy), errors.Is(err, asks.ErrRateLimited):
-		a.note(serverID, fmt.Sprintf("declined the server's request for input %s without asking: %v", what, err))
 		return elicit.Answer{Action: elicit.Decline}, nil
 	case errors.Is(err, asks.ErrExpired), errors.Is(err, asks.ErrClosed):
-		a.note(serverID, fmt.Sprintf("the server's request for input %s ended unanswered (%v); the server was told it was cancelled", what, err))
 		return elicit.Answer{Action: elicit.Cancel}, nil
-	default:
-		a.note(serverID, fmt.Sprintf("the server stopped waiting for its request for input %s", what))
-		return elicit.Answer{}, err
 	}
+	return elicit.Answer{}, err
 }
 
 // AnswerElicitation gives the user's answer to the waiting elicitation
@@ -190,7 +204,7 @@ func (s *Services) AnswerElicitation(ctx context.Context, id string, ans elicit.
 	if err := req.Check(ans); err != nil {
 		return err
 	}
-	if req.Mode == elicit.ModeURL && ans.Action == elicit.Accept {
+	if req.Mode == elicit.ModeURL && ans.Action == elicit.Accept && !req.Waiting {
 		if err := s.asks.open(ctx, req.URL); err != nil {
 			return fmt.Errorf("opening %s: %w", req.URL, err)
 		}
@@ -261,8 +275,20 @@ func (a *serverAsks) askCompletion(ctx context.Context, serverID string, p *mcp.
 		a.note(serverID, fmt.Sprintf("the completion for the server's sampling request failed: %v", err))
 		return nil, fmt.Errorf("the model failed: %v", err)
 	}
-	res := sampling.Result(reply, model)
-	a.note(serverID, fmt.Sprintf("sent the server a completion of %d characters from %s (%s), as the user approved", utf8.RuneCountInString(reply.Content), res.Model, res.StopReason))
+	res, err := sampling.Result(reply, model)
+	if err != nil {
+		a.note(serverID, fmt.Sprintf("the completion for the server's sampling request could not be sent: %v", err))
+		return nil, fmt.Errorf("the model's reply cannot be sent: %v", err)
+	}
+	calls := ""
+	if n := len(reply.ToolCalls); n > 0 {
+		names := make([]string, n)
+		for i, tc := range reply.ToolCalls {
+			names[i] = tc.Name
+		}
+		calls = fmt.Sprintf(" and %d tool use(s) for the server to run (%s)", n, strings.Join(names, ", "))
+	}
+	a.note(serverID, fmt.Sprintf("sent the server a completion of %d characters%s from %s (%s), as the user approved", utf8.RuneCountInString(reply.Content), calls, res.Model, res.StopReason))
 	return res, nil
 }
 

@@ -3,18 +3,21 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-app/switchboard/internal/approval"
@@ -35,7 +38,8 @@ import (
 
 // userAtWindow plays the user in front of the window: it records every
 // event, allows tool calls, and answers what servers ask with the
-// functions set (nil leaves a request waiting).
+// functions set (nil, or an answer with no action, leaves a request
+// waiting).
 type userAtWindow struct {
 	eventtest.Recorder
 	svc      func() *Services
@@ -57,7 +61,9 @@ func (u *userAtWindow) Emit(name string, payload any) {
 		u.elicited = append(u.elicited, p)
 		u.mu.Unlock()
 		if u.elicit != nil {
-			go u.keep(u.svc().AnswerElicitation(context.Background(), p.ID, u.elicit(p)))
+			if a := u.elicit(p); a.Action != "" { // no action: left waiting
+				go u.keep(u.svc().AnswerElicitation(context.Background(), p.ID, a))
+			}
 		}
 	case *sampling.Request:
 		u.mu.Lock()
@@ -574,4 +580,139 @@ func TestUnansweredInputIsCancelled(t *testing.T) {
 			t.Errorf("events %+v", evs)
 		}
 	})
+}
+
+// tripServer is a go-sdk server whose plan_trip tool runs a sampling tool
+// loop, as MCP 2025-11-25 describes it: it offers the model get_weather,
+// runs the calls the model makes itself, and sends their results in a
+// second request. It speaks 2025-11-25, where a server may send requests
+// of its own during a call.
+func tripServer(t *testing.T) (url string, seen func() []*mcp.CreateMessageWithToolsResult) {
+	var mu sync.Mutex
+	var results []*mcp.CreateMessageWithToolsResult
+	srv := mcp.NewServer(&mcp.Implementation{Name: "trips", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	weather := &mcp.Tool{Name: "get_weather", Description: "Current weather for a city", InputSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}
+	srv.AddTool(&mcp.Tool{Name: "plan_trip", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if caps := req.Session.InitializeParams().Capabilities; caps.Sampling == nil || caps.Sampling.Tools == nil {
+			return nil, fmt.Errorf("the client does not declare sampling.tools: %+v", caps.Sampling)
+		}
+		msgs := []*mcp.SamplingMessageV2{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: "Should I pack an umbrella for Paris?"}}}}
+		for round := range 3 {
+			res, err := req.Session.CreateMessageWithTools(ctx, &mcp.CreateMessageWithToolsParams{MaxTokens: 200, Messages: msgs,
+				Tools: []*mcp.Tool{weather}, ToolChoice: &mcp.ToolChoice{Mode: "auto"}})
+			if err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			results = append(results, res)
+			mu.Unlock()
+			if res.StopReason != "toolUse" {
+				text := ""
+				if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+					text = tc.Text
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("after %d round(s): %s", round+1, text)}}}, nil
+			}
+			var outs []mcp.Content
+			for _, c := range res.Content {
+				if use, ok := c.(*mcp.ToolUseContent); ok {
+					outs = append(outs, &mcp.ToolResultContent{ToolUseID: use.ID, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%v: rain, 14°C", use.Input["city"])}}})
+				}
+			}
+			msgs = append(msgs, &mcp.SamplingMessageV2{Role: "assistant", Content: res.Content}, &mcp.SamplingMessageV2{Role: "user", Content: outs})
+		}
+		return nil, errors.New("the model would not stop calling tools")
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	return hs.URL, func() []*mcp.CreateMessageWithToolsResult {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(results)
+	}
+}
+
+// TestSamplingWithTools: a server's sampling request offers the model a
+// tool; the user sees it in the dialog, the model's call goes back to the
+// server as tool_use with stopReason toolUse, the server runs the tool and
+// sends its result, which reaches the model as a tool message, and the
+// model's answer ends the loop. Switchboard runs no sampling tool itself.
+func TestSamplingWithTools(t *testing.T) {
+	provider := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{
+		llmtest.Calls(llmtest.ToolCall{ID: "call_w1", Name: "get_weather", Arguments: []string{`{"city":`, `"Paris"}`}}),
+		llmtest.Text("Yes, pack an umbrella."),
+	}})
+	u := &userAtWindow{sample: func(*sampling.Request) sampling.Decision { return sampling.Decision{Approve: true} }}
+	c, svc := askServices(t, provider, u, true, nil)
+	url, seen := tripServer(t)
+	addServer(t, c, svc, serverconf.Config{ID: "trips", Name: "Trips", Transport: serverconf.TransportHTTP, URL: url, Enabled: true})
+
+	if got := callText(t, svc, "trips__plan_trip", `{}`); got != "after 2 round(s): Yes, pack an umbrella." {
+		t.Fatalf("result %q", got)
+	}
+	// What the server got back from the first round: the model's call.
+	res := seen()
+	if len(res) != 2 {
+		t.Fatalf("%d rounds", len(res))
+	}
+	want := &mcp.CreateMessageWithToolsResult{Model: "fake-model", Role: "assistant", StopReason: "toolUse",
+		Content: []mcp.Content{&mcp.ToolUseContent{ID: "call_w1", Name: "get_weather", Input: map[string]any{"city": "Paris"}}}}
+	if diff := cmp.Diff(want, res[0]); diff != "" {
+		t.Errorf("first round's result (-want +got):\n%s", diff)
+	}
+	if res[1].StopReason != "endTurn" {
+		t.Errorf("second round stopped for %q", res[1].StopReason)
+	}
+
+	// What the dialog showed.
+	u.mu.Lock()
+	shown := slices.Clone(u.sampled)
+	u.mu.Unlock()
+	if len(shown) != 2 {
+		t.Fatalf("%d dialogs", len(shown))
+	}
+	if s := shown[0]; len(s.Tools) != 1 || s.Tools[0].Name != "get_weather" || s.Tools[0].Description != "Current weather for a city" ||
+		!strings.Contains(string(s.Tools[0].Schema), `"city"`) || s.ToolChoice != "auto" {
+		t.Errorf("first dialog: tools %+v, choice %q", s.Tools, s.ToolChoice)
+	}
+	if parts := shown[1].Messages[2].Parts; len(parts) != 1 || parts[0].Type != "tool_result" || parts[0].Text != "Paris: rain, 14°C" {
+		t.Errorf("second dialog's results: %+v", parts)
+	}
+
+	// What the provider got, on the wire.
+	reqs := provider.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d provider requests", len(reqs))
+	}
+	wire := func(i int) map[string]any {
+		var m map[string]any
+		if err := json.Unmarshal(reqs[i].Body, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	wantTools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather", "description": "Current weather for a city",
+		"parameters": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}}}
+	first, second := wire(0), wire(1)
+	for i, w := range []map[string]any{first, second} {
+		if diff := cmp.Diff(wantTools, w["tools"]); diff != "" {
+			t.Errorf("request %d's tools (-want +got):\n%s", i+1, diff)
+		}
+		if w["tool_choice"] != "auto" {
+			t.Errorf("request %d's tool_choice %v", i+1, w["tool_choice"])
+		}
+	}
+	wantMsgs := []any{
+		map[string]any{"role": "user", "content": "Should I pack an umbrella for Paris?"},
+		map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "call_w1", "type": "function",
+			"function": map[string]any{"name": "get_weather", "arguments": `{"city":"Paris"}`}}}},
+		map[string]any{"role": "tool", "tool_call_id": "call_w1", "content": "Paris: rain, 14°C"},
+	}
+	if diff := cmp.Diff(wantMsgs, second["messages"]); diff != "" {
+		t.Errorf("second request's messages (-want +got):\n%s", diff)
+	}
+	if log := serverLog(svc, "trips"); !strings.Contains(log, "sent the server a completion of 0 characters and 1 tool use(s) for the server to run (get_weather) from fake-model (toolUse)") {
+		t.Errorf("server log:\n%s", log)
+	}
 }

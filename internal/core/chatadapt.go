@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 )
@@ -16,15 +17,25 @@ type toolSource struct {
 	// calls learns which conversation each running call is for (nil:
 	// nobody asks).
 	calls *callOrigins
+	// marks knows the tools the user marked private (nil: none are).
+	marks privateMarks
+}
+
+// privateMarks is approval.Broker.IsPrivate.
+type privateMarks interface {
+	IsPrivate(fingerprint, tool string) bool
 }
 
 func (t toolSource) Tools() []chat.Tool {
 	tools := t.m.Tools()
 	out := make([]chat.Tool, len(tools))
 	for i, x := range tools {
+		hints := toolHints(x.Annotations)
+		private := t.marks != nil && t.marks.IsPrivate(x.Fingerprint, x.OriginalName)
 		out[i] = chat.Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
 			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint,
-			DefinitionHash: x.DefinitionHash, AppOnly: x.AppOnly, Title: x.Title, Hints: toolHints(x.Annotations)}
+			DefinitionHash: x.DefinitionHash, AppOnly: x.AppOnly, Title: x.Title, Hints: hints,
+			Legs: approval.ToolLegs(hints, x.Local, private)}
 	}
 	return out
 }

@@ -115,6 +115,12 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.Sample == nil {
 		mo.Sample = s.asks.sampleHandler
 	}
+	if mo.ElicitComplete == nil {
+		mo.ElicitComplete = s.asks.elicitComplete
+	}
+	if mo.URLSteps == nil {
+		mo.URLSteps = s.asks.urlSteps
+	}
 	s.Manager = mcpconn.NewManager(&mo)
 	s.Broker = approval.NewBroker(&approval.Options{Store: grantStore{c.Store}, Emitter: em})
 	s.Providers = &providers.Service{Store: c.Store, Secrets: c.Secrets, Log: c.Log.With("component", "providers")}
@@ -161,7 +167,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 			}
 			return llm.ToolLimitsFor(rec.BaseURL)
 		},
-		Tools:               toolSource{m: s.Manager, calls: &s.asks.calls},
+		Tools:               toolSource{m: s.Manager, calls: &s.asks.calls, marks: s.Broker},
 		Approver:            s.Broker,
 		Tasks:               taskFollower{s.Tasks},
 		Emitter:             em,
@@ -169,6 +175,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 		MaxToolRounds:       settings.MaxToolRounds,
 		ResultLimit:         settings.ToolResultLimit,
 		DefaultSystemPrompt: settings.DefaultSystemPrompt,
+		TrifectaGuard:       s.trifectaGuardOn,
 	})
 	c.services = s
 	return s, nil

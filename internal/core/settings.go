@@ -26,6 +26,11 @@ type Settings struct {
 	// DefaultProviderID is the provider new conversations use; empty means
 	// the first configured.
 	DefaultProviderID string `json:"defaultProviderId"`
+	// TrifectaGuard: a call of a tool that can send data out asks again,
+	// even under a standing grant or yolo, once the conversation has read
+	// private data and taken in outside content (the lethal-trifecta
+	// guard). On by default; settings saved before it existed read as on.
+	TrifectaGuard bool `json:"trifectaGuard"`
 }
 
 // DefaultSettings are the settings of a new install.
@@ -35,6 +40,7 @@ func DefaultSettings() Settings {
 		ToolResultLimit:     32000,
 		MaxToolRounds:       10,
 		DefaultSystemPrompt: "You are a helpful assistant. Use the available tools when they help answer the user's request, and say briefly what you did with them.",
+		TrifectaGuard:       true,
 	}
 }
 

@@ -21,11 +21,25 @@ const (
 )
 
 // Events of elicitation: a request starts waiting (payload *Request) and
-// stops (asks.Ended).
+// stops (asks.Ended); a server says the step of a URL-mode request is done
+// (Completed).
 const (
 	EventRequested = "elicit:requested"
 	EventEnded     = "elicit:ended"
+	EventCompleted = "elicit:completed"
 )
+
+// Completed is the payload of EventCompleted: the server said the step
+// the user was sent to a page for is done (notifications/elicitation/
+// complete). The window closes the request's dialog, if it is still
+// open, and says it is done.
+type Completed struct {
+	ServerID      string `json:"serverId"`
+	ServerName    string `json:"serverName"`
+	ElicitationID string `json:"elicitationId"`
+	Message       string `json:"message"`
+	Host          string `json:"host"`
+}
 
 // A Mode is what a server asks for: a form or a page to open.
 type Mode string
@@ -71,6 +85,11 @@ type Request struct {
 	Host string `json:"host,omitempty"`
 	// ElicitationID is the server's ID of a URL-mode request.
 	ElicitationID string `json:"elicitationId,omitempty"`
+	// Waiting marks the second dialog of a step a tool call needs (a
+	// URL-elicitation-required error): the user opened the page, and the
+	// call waits until the server says the step is done or the user does
+	// (accept: done; cancel or decline: given up).
+	Waiting bool `json:"waiting,omitempty"`
 
 	schema json.RawMessage // as sent, for CheckSchema
 }
@@ -136,8 +155,17 @@ func checkURL(link string) (*url.URL, error) {
 	return u, nil
 }
 
+// WaitFor returns the request that waits for the user to finish the step
+// r sent them to a page for (see Request.Waiting).
+func (r *Request) WaitFor() *Request {
+	return &Request{Mode: ModeURL, Message: r.Message, URL: r.URL, Host: r.Host, ElicitationID: r.ElicitationID, Waiting: true}
+}
+
 // Summary is the request in a line, for logs and the CLI.
 func (r *Request) Summary() string {
+	if r.Waiting {
+		return fmt.Sprintf("%q (waiting for the user to finish at %s)", clip(r.Message, 300), r.Host)
+	}
 	if r.Mode == ModeURL {
 		return fmt.Sprintf("%q (to open %s)", clip(r.Message, 300), clip(r.URL, 300))
 	}

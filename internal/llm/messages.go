@@ -64,6 +64,9 @@ type Request struct {
 	// gpt-5 and later) and as max_tokens elsewhere, which every compatible
 	// server understands.
 	MaxTokens int
+	// ToolChoice is sent as tool_choice when Tools are: "auto", "required"
+	// or "none". Empty sends none (the provider's default, auto).
+	ToolChoice string
 }
 
 // emptyToolResult replaces an empty tool result: go-openai omits an empty
@@ -102,6 +105,9 @@ func chatRequest(r Request) (openai.ChatCompletionRequest, bool, error) {
 				Parameters:  params,
 			},
 		})
+	}
+	if r.ToolChoice != "" && len(out.Tools) > 0 {
+		out.ToolChoice = r.ToolChoice
 	}
 	if r.MaxTokens > 0 {
 		if usesMaxCompletionTokens(r.Model) {

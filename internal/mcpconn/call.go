@@ -84,7 +84,8 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
 	}
-	return m.call(ctx, name, ToolRef{ServerID: key.server, Tool: key.tool}, args, onProgress)
+	ref := ToolRef{ServerID: key.server, Tool: key.tool}
+	return m.withURLSteps(ctx, name, ref.ServerID, func() (*Result, error) { return m.call(ctx, name, ref, args, onProgress) })
 }
 
 // lastTool finds a tool of the server's last session that matches.
@@ -105,14 +106,19 @@ func (s *server) lastTool(match func(Tool) bool) (Tool, bool) {
 // is no longer the one it names (the server changed the tool after the
 // call was approved).
 func (m *Manager) CallToolRef(ctx context.Context, ref ToolRef, args json.RawMessage, onProgress func(Progress)) (*Result, error) {
-	t, ok := m.toolOf(ref.ServerID, ref.Tool)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s/%s", ErrUnknownTool, ref.ServerID, ref.Tool)
-	}
-	if ref.DefinitionHash != "" && ref.DefinitionHash != t.DefinitionHash {
-		return nil, fmt.Errorf("%w: %s", ErrToolChanged, t.Name)
-	}
-	return m.call(ctx, t.Name, ref, args, onProgress)
+	name := ref.ServerID + "/" + ref.Tool
+	// A retry after the user's steps in the browser (urlsteps.go) checks
+	// the definition again: it may have changed meanwhile.
+	return m.withURLSteps(ctx, name, ref.ServerID, func() (*Result, error) {
+		t, ok := m.toolOf(ref.ServerID, ref.Tool)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s/%s", ErrUnknownTool, ref.ServerID, ref.Tool)
+		}
+		if ref.DefinitionHash != "" && ref.DefinitionHash != t.DefinitionHash {
+			return nil, fmt.Errorf("%w: %s", ErrToolChanged, t.Name)
+		}
+		return m.call(ctx, t.Name, ref, args, onProgress)
+	})
 }
 
 // toolOf finds server serverID's tool of that (original) name: in the
@@ -258,6 +264,8 @@ func (m *Manager) call(ctx context.Context, name string, ref ToolRef, args json.
 			ErrCallTimeout, name, limit)
 	case errors.Is(cause, ErrCallTimeout):
 		return nil, fmt.Errorf("%w: %s sent no result or progress for %s", ErrCallTimeout, name, timeout)
+	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeURLElicitationRequired:
+		return nil, urlStepsOf(cfg.DisplayName(), rpcErr) // for withURLSteps
 	case errors.As(err, &rpcErr):
 		return errorResult(fmt.Sprintf("MCP error %d: %s", rpcErr.Code, rpcErr.Message), m.opts.ResultLimit), nil
 	case isFrameTooLarge(err):

@@ -119,8 +119,21 @@ type Options struct {
 	Elicit func(ctx context.Context, serverID string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Sample answers a server's sampling/createMessage (the user approves
 	// a completion). Nil means Switchboard does not advertise sampling.
-	// Sampling is advertised without tools (sampling.tools).
+	// Sampling is advertised with tools (sampling.tools): Sample sends a
+	// request's tools to the model and returns its calls for the server to
+	// run.
 	Sample func(ctx context.Context, serverID string, req *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
+	// ElicitComplete hears a server say that the step of a URL-mode
+	// elicitation is done (notifications/elicitation/complete); it is
+	// called on the session's read loop, so it must not block. Nil
+	// ignores such notifications.
+	ElicitComplete func(serverID, elicitationID string)
+	// URLSteps puts to the user the pages a tool call needs them to visit
+	// first (a URL-elicitation-required error, -32042) and returns once
+	// every step is done, or an error saying why not. On nil the call is
+	// retried once; otherwise, and when URLSteps is nil, the call's result
+	// tells the model the user must complete the steps (see urlsteps.go).
+	URLSteps func(ctx context.Context, serverID string, steps []*mcp.ElicitParams) error
 
 	// ClientName and ClientVersion identify Switchboard to servers; zero
 	// means "switchboard" and "dev".
@@ -659,6 +672,19 @@ func (m *Manager) elicitHandler(id string) func(context.Context, *mcp.ElicitRequ
 	}
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return m.opts.Elicit(ctx, id, req.Params)
+	}
+}
+
+// elicitCompleteHandler adapts Options.ElicitComplete for the session of
+// server id; nil when nobody listens.
+func (m *Manager) elicitCompleteHandler(id string) func(context.Context, *mcp.ElicitationCompleteNotificationRequest) {
+	if m.opts.ElicitComplete == nil {
+		return nil
+	}
+	return func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+		if req.Params != nil && req.Params.ElicitationID != "" {
+			m.opts.ElicitComplete(id, req.Params.ElicitationID)
+		}
 	}
 }
 

@@ -207,14 +207,14 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	if len(cfg.Roots) > 0 {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
-	// Elicitation in both modes, and sampling without tools (see
+	// Elicitation in both modes, and sampling with tools (see
 	// Options.Elicit and Options.Sample): set here, as the SDK would
-	// declare tools with a CreateMessageWithToolsHandler and no URL mode.
+	// declare no URL mode.
 	if m.opts.Elicit != nil {
 		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 	}
 	if m.opts.Sample != nil {
-		caps.Sampling = &mcp.SamplingCapabilities{}
+		caps.Sampling = &mcp.SamplingCapabilities{Tools: &mcp.SamplingToolsCapabilities{}}
 	}
 	if cfg.Transport != serverconf.TransportSSE {
 		caps.AddExtension(TasksExtension, map[string]any{})
@@ -228,6 +228,7 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 
 		// Requests that wait on the user (capabilities above).
 		ElicitationHandler:            m.elicitHandler(cfg.ID),
+		ElicitationCompleteHandler:    m.elicitCompleteHandler(cfg.ID),
 		CreateMessageWithToolsHandler: m.sampleHandler(cfg.ID),
 
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {

@@ -62,6 +62,11 @@ type Tool struct {
 	// an "always" grant is tied to it, so a server cannot swap what a tool
 	// does after the user allowed it.
 	DefinitionHash string `json:"definitionHash,omitempty"`
+	// Local is set when the server runs on this machine (stdio), where a
+	// tool may do anything a program of the user's can: the lethal-
+	// trifecta guard counts such a tool as reading private data unless it
+	// claims to be read-only.
+	Local bool `json:"local,omitempty"`
 }
 
 // A ToolRef names a tool by what it is rather than by its exposed name,
@@ -355,6 +360,7 @@ func (m *Manager) rebuildRegistry() {
 	type part struct {
 		id, name    string
 		fingerprint string
+		local       bool
 		disabled    []string
 		tools       []toolInfo
 	}
@@ -362,7 +368,8 @@ func (m *Manager) rebuildRegistry() {
 	var keys []toolKey
 	for _, s := range servers {
 		s.mu.Lock()
-		p := part{id: s.id, name: s.cfg.DisplayName(), fingerprint: serverconf.Fingerprint(&s.cfg), disabled: s.cfg.DisabledTools, tools: s.tools}
+		p := part{id: s.id, name: s.cfg.DisplayName(), fingerprint: serverconf.Fingerprint(&s.cfg), disabled: s.cfg.DisabledTools, tools: s.tools,
+			local: s.cfg.Transport == serverconf.TransportStdio}
 		s.mu.Unlock()
 		parts = append(parts, p)
 		for _, t := range p.tools {
@@ -381,7 +388,7 @@ func (m *Manager) rebuildRegistry() {
 				Name: names[k], ServerID: p.id, ServerName: p.name, OriginalName: t.name,
 				Title: t.title, Description: t.description, InputSchema: t.schema, Schema: t.sent, Annotations: t.annotations,
 				Enabled: !slices.Contains(p.disabled, t.name), Fingerprint: p.fingerprint,
-				DefinitionHash: t.definitionHash, AppOnly: t.appOnly, Icons: t.icons, OutputSchema: t.output,
+				DefinitionHash: t.definitionHash, AppOnly: t.appOnly, Icons: t.icons, OutputSchema: t.output, Local: p.local,
 			}
 			list = append(list, tool)
 			byName[tool.Name] = k

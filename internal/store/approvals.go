@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,4 +134,58 @@ func (s *Store) DeleteReadOnlyServer(ctx context.Context, serverID string) error
 		return nil
 	}
 	return s.SetSetting(ctx, readOnlyKey, kept)
+}
+
+// A PrivateTool is the user's mark that a tool reads private data, tied
+// to the server's fingerprint and the tool's own name; ServerID is the
+// server it was made on.
+type PrivateTool struct {
+	Fingerprint string    `json:"fingerprint"`
+	Tool        string    `json:"tool"`
+	ServerID    string    `json:"serverId"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// privateKey holds the PrivateTools as one setting, as readOnlyKey does:
+// a short list (the approval Broker bounds it) whose writes the Broker
+// serializes.
+const privateKey = "approval.privateTools"
+
+// PrivateTools returns every stored PrivateTool, by fingerprint and tool.
+func (s *Store) PrivateTools(ctx context.Context) ([]PrivateTool, error) {
+	var list []PrivateTool
+	err := s.Setting(ctx, privateKey, &list)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return list, err
+}
+
+// PutPrivateTool stores p, replacing any for the same fingerprint and
+// tool.
+func (s *Store) PutPrivateTool(ctx context.Context, p PrivateTool) error {
+	list, err := s.PrivateTools(ctx)
+	if err != nil {
+		return err
+	}
+	list = slices.DeleteFunc(list, func(x PrivateTool) bool { return x.Fingerprint == p.Fingerprint && x.Tool == p.Tool })
+	list = append(list, p)
+	slices.SortFunc(list, func(x, y PrivateTool) int {
+		return cmp.Or(strings.Compare(x.Fingerprint, y.Fingerprint), strings.Compare(x.Tool, y.Tool))
+	})
+	return s.SetSetting(ctx, privateKey, list)
+}
+
+// DeletePrivateTool removes the mark of fingerprint and tool; a missing
+// one is not an error.
+func (s *Store) DeletePrivateTool(ctx context.Context, fingerprint, tool string) error {
+	list, err := s.PrivateTools(ctx)
+	if err != nil {
+		return err
+	}
+	kept := slices.DeleteFunc(slices.Clone(list), func(x PrivateTool) bool { return x.Fingerprint == fingerprint && x.Tool == tool })
+	if len(kept) == len(list) {
+		return nil
+	}
+	return s.SetSetting(ctx, privateKey, kept)
 }

@@ -182,6 +182,13 @@ CREATE TABLE blobs (
 ) STRICT;
 ALTER TABLE messages ADD COLUMN attachments TEXT;  -- JSON []Attachment; NULL for none
 `,
+	// 8: each tool call records the legs of the lethal trifecta its tool
+	// brings (LegPrivate | LegUntrusted | LegOutbound), so the guard
+	// finds what a conversation's results brought, across restarts.
+	`
+ALTER TABLE tool_calls ADD COLUMN legs INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX tool_calls_legs ON tool_calls(conversation_id) WHERE legs != 0;
+`,
 }
 
 // LatestVersion is the schema version this build writes.

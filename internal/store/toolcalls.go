@@ -53,10 +53,21 @@ type ToolCall struct {
 	// never ran.
 	StartedAt  time.Time `json:"startedAt,omitzero,omitempty" ts_type:"string"` // omitempty: optional in TypeScript
 	DurationMs int64     `json:"durationMs"`
+	// Legs are the legs of the lethal trifecta the call's tool brings
+	// (LegPrivate, LegUntrusted, LegOutbound, or'd), as classified when
+	// the call was made; zero when none.
+	Legs int `json:"-"`
 }
 
+// The legs of the lethal trifecta, as ToolCall.Legs records them.
+const (
+	LegPrivate   = 1 << iota // the result may hold private data
+	LegUntrusted             // the result may hold content from outside
+	LegOutbound              // the tool can send data out
+)
+
 const toolCallColumns = `id, call_id, conversation_id, message_id, server_id, server_name, tool, arguments, status,
-	decision, decided_by, result, is_error, error, requested_at, started_at, duration_ms`
+	decision, decided_by, result, is_error, error, requested_at, started_at, duration_ms, legs`
 
 // InsertToolCall records a requested call. An empty ID gets a new one; an
 // empty Status means CallPending; a zero RequestedAt means now.
@@ -76,9 +87,9 @@ func (s *Store) InsertToolCall(ctx context.Context, c ToolCall) (ToolCall, error
 	}
 	// started_at is NOT NULL in the first schema; 0 means "not started".
 	_, err := s.exec(ctx, nil, `INSERT INTO tool_calls(`+toolCallColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.CallID, c.ConversationID, msgID, c.ServerID, c.ServerName, c.Tool, c.Arguments, c.Status,
-		c.Decision, c.DecidedBy, nullJSON(c.Result), c.IsError, c.Error, millis(c.RequestedAt), millis(c.StartedAt), c.DurationMs)
+		c.Decision, c.DecidedBy, nullJSON(c.Result), c.IsError, c.Error, millis(c.RequestedAt), millis(c.StartedAt), c.DurationMs, c.Legs)
 	if err != nil {
 		return ToolCall{}, fmt.Errorf("recording tool call %s: %w", c.Tool, err)
 	}
@@ -178,7 +189,7 @@ func scanToolCall(r scanner) (ToolCall, error) {
 	var result sql.NullString
 	var requested, started int64
 	err := r.Scan(&c.ID, &c.CallID, &c.ConversationID, &msgID, &c.ServerID, &c.ServerName, &c.Tool, &c.Arguments,
-		&c.Status, &c.Decision, &c.DecidedBy, &result, &c.IsError, &c.Error, &requested, &started, &c.DurationMs)
+		&c.Status, &c.Decision, &c.DecidedBy, &result, &c.IsError, &c.Error, &requested, &started, &c.DurationMs, &c.Legs)
 	if err != nil {
 		return ToolCall{}, err
 	}
@@ -188,4 +199,51 @@ func scanToolCall(r scanner) (ToolCall, error) {
 	}
 	c.RequestedAt, c.StartedAt = fromMillis(requested), fromMillis(started)
 	return c, nil
+}
+
+// LegSources names the tools whose results brought legs of the lethal
+// trifecta into a conversation (ConversationLegs).
+type LegSources struct {
+	// Private and Untrusted are the tools (their exposed names) whose
+	// results brought private data and outside content, earliest first.
+	Private, Untrusted []string
+	// MorePrivate and MoreUntrusted say more tools did than are listed.
+	MorePrivate, MoreUntrusted bool
+}
+
+// ConversationLegs returns which tools' results brought private data and
+// outside content into conversation convID: calls that returned a result
+// (an error the tool reported counts: it is content too) and whose
+// message is still in the conversation, made by a message other than
+// exceptMessage (the one whose calls are being decided, whose results the
+// model had not seen when it made them). At most limit tools of each leg
+// are listed.
+func (s *Store) ConversationLegs(ctx context.Context, convID string, exceptMessage int64, limit int) (LegSources, error) {
+	var out LegSources
+	var err error
+	if out.Private, out.MorePrivate, err = s.legSources(ctx, convID, exceptMessage, LegPrivate, limit); err != nil {
+		return out, err
+	}
+	out.Untrusted, out.MoreUntrusted, err = s.legSources(ctx, convID, exceptMessage, LegUntrusted, limit)
+	return out, err
+}
+
+func (s *Store) legSources(ctx context.Context, convID string, exceptMessage int64, leg, limit int) ([]string, bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT tool FROM tool_calls
+		WHERE conversation_id = ? AND legs & ? != 0 AND result IS NOT NULL AND message_id IS NOT NULL AND message_id != ?
+		GROUP BY tool ORDER BY MIN(requested_at), MIN(rowid) LIMIT ?`, convID, leg, exceptMessage, limit+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the tool calls of %s: %w", convID, err)
+	}
+	tools, err := collect(rows, func(r scanner) (string, error) {
+		var t string
+		return t, r.Scan(&t)
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the tool calls of %s: %w", convID, err)
+	}
+	if len(tools) > limit {
+		return tools[:limit], true, nil
+	}
+	return tools, false, nil
 }

@@ -21,6 +21,7 @@ export const Events = {
 	taskUpdate: "task:update",
 	elicitRequested: "elicit:requested",
 	elicitEnded: "elicit:ended",
+	elicitCompleted: "elicit:completed",
 	samplingRequested: "sampling:requested",
 	samplingEnded: "sampling:ended",
 	resourceUpdated: "resource:updated",

@@ -23,6 +23,7 @@ export namespace app {
 	    "task:update": store.Task;
 	    "elicit:requested": elicit.Request;
 	    "elicit:ended": asks.Ended;
+	    "elicit:completed": elicit.Completed;
 	    "sampling:requested": sampling.Request;
 	    "sampling:ended": asks.Ended;
 	    "resource:updated": mcpconn.ResourceUpdated;
@@ -50,12 +51,24 @@ export namespace approval {
 	    description?: string;
 	    createdAt: string;
 	}
+	export interface Guard {
+	    privateFrom: string[];
+	    untrustedFrom: string[];
+	    tool: string;
+	    reason: string;
+	}
 	export interface Outcome {
 	    allowed: boolean;
 	    decision: Decision;
 	    decidedBy: DecidedBy;
 	    arguments?: unknown;
 	    reason?: string;
+	}
+	export interface PrivateTool {
+	    fingerprint: string;
+	    tool: string;
+	    serverId: string;
+	    createdAt: string;
 	}
 	export interface ReadOnlyServer {
 	    serverId: string;
@@ -66,7 +79,9 @@ export namespace approval {
 	    yolo: boolean;
 	    grants: Grant[];
 	    readOnly?: ReadOnlyServer[];
+	    private?: PrivateTool[];
 	}
+	
 	
 	export interface ToolHints {
 	    readOnly?: boolean;
@@ -90,6 +105,7 @@ export namespace approval {
 	    changed?: boolean;
 	    previousDescription?: string;
 	    previousInputSchema?: unknown;
+	    guard?: Guard;
 	}
 	export interface Resolution {
 	    id: string;
@@ -228,6 +244,7 @@ export namespace core {
 	    maxToolRounds: number;
 	    defaultSystemPrompt: string;
 	    defaultProviderId: string;
+	    trifectaGuard: boolean;
 	}
 
 }
@@ -237,6 +254,13 @@ export namespace elicit {
 	export interface Answer {
 	    action: elicit.Action;
 	    content?: Record<string, unknown>;
+	}
+	export interface Completed {
+	    serverId: string;
+	    serverName: string;
+	    elicitationId: string;
+	    message: string;
+	    host: string;
 	}
 	export interface Option {
 	    value: string;
@@ -276,6 +300,7 @@ export namespace elicit {
 	    url?: string;
 	    host?: string;
 	    elicitationId?: string;
+	    waiting?: boolean;
 	}
 
 }
@@ -489,6 +514,7 @@ export namespace mcpconn {
 	    appOnly?: boolean;
 	    fingerprint?: string;
 	    definitionHash?: string;
+	    local?: boolean;
 	}
 	export interface ToolsEvent {
 	    serverId: string;
@@ -539,12 +565,21 @@ export namespace sampling {
 	    text?: string;
 	    mimeType?: string;
 	    data?: string;
+	    toolUseId?: string;
+	    name?: string;
+	    input?: Record<string, unknown>;
+	    isError?: boolean;
 	}
 	export interface Message {
 	    role: string;
 	    parts: Part[];
 	}
 	
+	export interface Tool {
+	    name: string;
+	    description?: string;
+	    schema?: unknown;
+	}
 	export interface Request {
 	    id: string;
 	    serverId: string;
@@ -563,6 +598,8 @@ export namespace sampling {
 	    providerName: string;
 	    model: string;
 	    conversationId?: string;
+	    tools?: Tool[];
+	    toolChoice?: string;
 	}
 
 }
@@ -755,7 +792,7 @@ export namespace approval {
 	export type Decision = "allow_once" | "allow_always" | "allow_all" | "allow_read_only" | "deny" | "cancelled";
 }
 export namespace approval {
-	export type DecidedBy = "user" | "policy" | "system";
+	export type DecidedBy = "user" | "policy" | "system" | "guard";
 }
 export namespace chat {
 	export type RunState = "streaming" | "tools" | "retrying" | "idle" | "error";

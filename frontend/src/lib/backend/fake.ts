@@ -69,7 +69,7 @@ export class FakeBackend implements Backend {
   readyCalls = 0;
   windowChanges = 0;
 
-  settings: Settings = { theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '' };
+  settings: Settings = { theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true };
   presets: Preset[] = structuredClone(fakePresets);
   providers: ProviderView[] = [];
   models: Record<string, string[]> = {};
@@ -377,6 +377,21 @@ export class FakeBackend implements Backend {
       const readOnly = on ? [...rest, { serverId, fingerprint: 'sha256:fake', createdAt: iso(0) }] : rest;
       this.policy = { ...this.policy, readOnly: readOnly.length ? readOnly : undefined };
     });
+  }
+  setToolPrivate(serverId: string, tool: string, on: boolean) {
+    return this.rec('setToolPrivate', [serverId, tool, on], () => {
+      const fingerprint = this.servers.find((s) => s.config.id === serverId)?.tools.find((t) => t.originalName === tool)?.fingerprint ?? 'sha256:fake';
+      this.#setPrivate(fingerprint, tool, on ? serverId : '');
+    });
+  }
+  unmarkPrivate(fingerprint: string, tool: string) {
+    return this.rec('unmarkPrivate', [fingerprint, tool], () => this.#setPrivate(fingerprint, tool, ''));
+  }
+  /** Marks (serverId set) or unmarks a tool in the fake's policy. */
+  #setPrivate(fingerprint: string, tool: string, serverId: string) {
+    const rest = (this.policy.private ?? []).filter((p) => !(p.fingerprint === fingerprint && p.tool === tool));
+    const marks = serverId ? [...rest, { fingerprint, tool, serverId, createdAt: iso(0) }] : rest;
+    this.policy = { ...this.policy, private: marks.length ? marks : undefined };
   }
 
 

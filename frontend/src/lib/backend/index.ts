@@ -149,6 +149,10 @@ export interface Backend {
   setYolo(on: boolean): Promise<void>;
   /** on: the tools the server says are read-only run without asking (its claim). */
   setReadOnlyServer(serverId: string, on: boolean): Promise<void>;
+  /** Marks a tool (the server's own name for it) as reading private data, for the lethal-trifecta guard. */
+  setToolPrivate(serverId: string, tool: string, on: boolean): Promise<void>;
+  /** Removes a private mark as the policy lists it (also one of a deleted server). */
+  unmarkPrivate(fingerprint: string, tool: string): Promise<void>;
 
   // tasks
   /** conversationId '' = every conversation's; active = only unfinished ones. Newest first. */
@@ -272,6 +276,8 @@ export const wails: Backend = {
   revokeGrant: (serverId, tool) => call('RevokeGrant', () => App.RevokeGrant(serverId, tool)),
   setYolo: (on) => call('SetYolo', () => App.SetYolo(on)),
   setReadOnlyServer: (serverId, on) => call('SetReadOnlyServer', () => App.SetReadOnlyServer(serverId, on)),
+  setToolPrivate: (serverId, tool, on) => call('SetToolPrivate', () => App.SetToolPrivate(serverId, tool, on)),
+  unmarkPrivate: (fingerprint, tool) => call('UnmarkPrivate', () => App.UnmarkPrivate(fingerprint, tool)),
 
   listTasks: (conversationId, active) => call('ListTasks', () => App.ListTasks(conversationId, active)),
   cancelTask: (id) => call('CancelTask', () => App.CancelTask(id)),

@@ -70,6 +70,10 @@ export type Policy = approval.Policy;
 export type ToolHints = approval.ToolHints;
 /** A server whose read-only tools run without asking. */
 export type ReadOnlyServer = approval.ReadOnlyServer;
+/** A tool the user marked as reading private data (the lethal-trifecta guard). */
+export type PrivateTool = approval.PrivateTool;
+/** Why the lethal-trifecta guard makes a call ask. */
+export type TrifectaGuard = approval.Guard;
 export type ToolIcon = mcpconn.Icon;
 
 // ---- conversations and chat ------------------------------------------------------
@@ -141,8 +145,12 @@ export type ElicitForm = elicit.Form;
 export type ElicitField = elicit.Field;
 export type ElicitFieldType = elicit.FieldType;
 export type ElicitOption = elicit.Option;
+/** A server said the step of a page the user was sent to is done (its dialog closes). */
+export type ElicitCompleted = elicit.Completed;
 /** A server's request for a completion, with the model it would use. */
 export type SamplingRequest = sampling.Request;
 export type SamplingDecision = sampling.Decision;
 export type SamplingMessage = sampling.Message;
 export type SamplingPart = sampling.Part;
+/** A tool a sampling request offers the model; the server runs the calls the model makes. */
+export type SamplingTool = sampling.Tool;

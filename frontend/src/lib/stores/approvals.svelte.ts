@@ -125,6 +125,43 @@ export class ApprovalsStore {
     }
   }
 
+  /** Whether the user marked tool (the server's own name) of the server with fingerprint as reading private data. */
+  isPrivate(fingerprint: string | undefined, tool: string): boolean {
+    return !!fingerprint && (this.#policy.private ?? []).some((p) => p.fingerprint === fingerprint && p.tool === tool);
+  }
+
+  /**
+   * Marks a tool as reading private data, or removes the mark; fingerprint
+   * is the server's now (the tool's), for the policy shown until the
+   * backend's own arrives.
+   */
+  async setPrivate(serverId: string, tool: string, fingerprint: string, on: boolean): Promise<void> {
+    try {
+      await this.#backend.setToolPrivate(serverId, tool, on);
+      this.#markLocally(fingerprint, tool, on ? serverId : '');
+      this.#policyError = '';
+    } catch (e) {
+      this.#policyError = `Could not ${on ? 'mark' : 'unmark'} ${tool} as private: ${errorMessage(e)}`;
+    }
+  }
+
+  /** Removes a private mark as the policy lists it. */
+  async unmarkPrivate(fingerprint: string, tool: string): Promise<void> {
+    try {
+      await this.#backend.unmarkPrivate(fingerprint, tool);
+      this.#markLocally(fingerprint, tool, '');
+      this.#policyError = '';
+    } catch (e) {
+      this.#policyError = `Could not unmark ${tool}: ${errorMessage(e)}`;
+    }
+  }
+
+  #markLocally(fingerprint: string, tool: string, serverId: string): void {
+    const rest = (this.#policy.private ?? []).filter((p) => !(p.fingerprint === fingerprint && p.tool === tool));
+    const marks = serverId ? [...rest, { fingerprint, tool, serverId, createdAt: new Date().toISOString() }] : rest;
+    this.#policy = { ...this.#policy, private: marks.length ? marks : undefined };
+  }
+
   async revoke(serverId: string, tool: string): Promise<void> {
     try {
       await this.#backend.revokeGrant(serverId, tool);

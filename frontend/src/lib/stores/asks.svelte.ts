@@ -3,13 +3,16 @@
 // allow). The backend owns the requests; a store mirrors the ones that
 // wait (shown one at a time, oldest first), sends the user's answer, and
 // keeps a notice when the one shown ends without it (it expired, or the
-// server stopped waiting), so the dialog can say so.
+// server stopped waiting), so the dialog can say so. A server may say the
+// step of a page the user was sent to is done: its dialog, if open,
+// closes, and a short notice says so.
 import {
   Events,
   errorMessage,
   type AskEnded,
   type Backend,
   type ElicitAnswer,
+  type ElicitCompleted,
   type ElicitRequest,
   type SamplingDecision,
   type SamplingRequest,
@@ -99,6 +102,13 @@ class AskStore<R extends Pending, A> {
     return Promise.resolve();
   }
 
+  /** Drops the waiting requests that match, without an answer (the backend ended them). */
+  protected drop(match: (r: R) => boolean): void {
+    const cur = this.current;
+    this.#pending = this.#pending.filter((p) => !match(p));
+    if (cur && this.current !== cur) this.#error = '';
+  }
+
   #add(rs: R[]): void {
     const fresh = rs.filter((r) => !this.#pending.some((p) => p.id === r.id));
     if (fresh.length) this.#pending = [...this.#pending, ...fresh];
@@ -140,8 +150,30 @@ class AskStore<R extends Pending, A> {
 
 /** A server's requests for input: forms and pages to open. */
 export class ElicitationsStore extends AskStore<ElicitRequest, ElicitAnswer> {
+  #completed = $state<ElicitCompleted | null>(null);
+
+  /** The step a server said is done, until dismissed (the dialog says "done"). */
+  get completed(): ElicitCompleted | null {
+    return this.#completed;
+  }
+
+  dismissCompleted(): void {
+    this.#completed = null;
+  }
+
   protected override subscribe(add: (r: ElicitRequest) => void, end: (e: AskEnded) => void): Unsubscribe[] {
-    return [this.backend.on(Events.elicitRequested, add), this.backend.on(Events.elicitEnded, end)];
+    return [
+      this.backend.on(Events.elicitRequested, add),
+      this.backend.on(Events.elicitEnded, end),
+      this.backend.on(Events.elicitCompleted, (c) => this.#complete(c)),
+    ];
+  }
+
+  #complete(c: ElicitCompleted): void {
+    // Its dialogs (the page to open, or the wait after) close first: the
+    // backend ends them right after.
+    this.drop((r) => r.serverId === c.serverId && r.elicitationId === c.elicitationId);
+    this.#completed = c;
   }
   protected override fetch(): Promise<ElicitRequest[]> {
     return this.backend.pendingElicitations();

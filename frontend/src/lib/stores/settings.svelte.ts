@@ -63,7 +63,7 @@ export class SettingsStore {
 
   /** Saves a change; the theme applies at once, even before the save returns. */
   async save(patch: Partial<Settings>): Promise<boolean> {
-    const base: Settings = this.#settings ?? { theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '' };
+    const base: Settings = this.#settings ?? { theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true };
     const next = { ...base, ...patch };
     const prev = this.#settings;
     this.#settings = next;

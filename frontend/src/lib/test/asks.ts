@@ -72,3 +72,25 @@ export function fakeSampling(id: string, extra: Partial<SamplingRequest> = {}): 
     ...extra,
   };
 }
+
+/** A follow-up of a sampling tool loop: the server offers get_weather and sends the result of the model's call. */
+export function fakeSamplingWithTools(id: string, extra: Partial<SamplingRequest> = {}): SamplingRequest {
+  return fakeSampling(id, {
+    systemPrompt: '',
+    messages: [
+      { role: 'user', parts: [{ type: 'text', text: 'Should I pack an umbrella for Paris?' }] },
+      { role: 'assistant', parts: [{ type: 'tool_use', toolUseId: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'user', parts: [{ type: 'tool_result', toolUseId: 'call_w1', text: 'Paris: rain, 14°C' }] },
+    ],
+    tools: [
+      {
+        name: 'get_weather',
+        description: 'Current weather for a city',
+        schema: { type: 'object', properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] },
+      },
+      { name: 'get_forecast', description: 'Five-day forecast for a city' },
+    ],
+    toolChoice: 'auto',
+    ...extra,
+  });
+}

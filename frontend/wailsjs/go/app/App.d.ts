@@ -140,6 +140,8 @@ export function SetSystemPrompt(arg1:string,arg2:any):Promise<void>;
 
 export function SetToolEnabled(arg1:string,arg2:string,arg3:boolean):Promise<void>;
 
+export function SetToolPrivate(arg1:string,arg2:string,arg3:boolean):Promise<void>;
+
 export function SetYolo(arg1:boolean):Promise<void>;
 
 export function SignOutServer(arg1:string):Promise<void>;
@@ -149,6 +151,8 @@ export function Stop(arg1:string):Promise<void>;
 export function SubscribeResource(arg1:string,arg2:string):Promise<void>;
 
 export function TestProvider(arg1:string):Promise<providers.TestResult>;
+
+export function UnmarkPrivate(arg1:string,arg2:string):Promise<void>;
 
 export function UnsubscribeResource(arg1:string,arg2:string):Promise<void>;
 

@@ -254,6 +254,10 @@ export function SetToolEnabled(arg1, arg2, arg3) {
   return window['go']['app']['App']['SetToolEnabled'](arg1, arg2, arg3);
 }
 
+export function SetToolPrivate(arg1, arg2, arg3) {
+  return window['go']['app']['App']['SetToolPrivate'](arg1, arg2, arg3);
+}
+
 export function SetYolo(arg1) {
   return window['go']['app']['App']['SetYolo'](arg1);
 }
@@ -272,6 +276,10 @@ export function SubscribeResource(arg1, arg2) {
 
 export function TestProvider(arg1) {
   return window['go']['app']['App']['TestProvider'](arg1);
+}
+
+export function UnmarkPrivate(arg1, arg2) {
+  return window['go']['app']['App']['UnmarkPrivate'](arg1, arg2);
 }
 
 export function UnsubscribeResource(arg1, arg2) {

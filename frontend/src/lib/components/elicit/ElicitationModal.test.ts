@@ -6,12 +6,27 @@ import { fakeElicitation } from '../../test/asks';
 import type { ElicitRequest } from '../../backend';
 
 async function setup(...reqs: ElicitRequest[]) {
+  return setupWith({}, ...reqs);
+}
+
+async function setupWith(props: { doneMs?: number }, ...reqs: ElicitRequest[]) {
   const t = await startedStores((be) => {
     be.elicitations = reqs;
   });
-  render(ElicitationModal, { props: { armDelayMs: 0 }, context: t.context });
+  render(ElicitationModal, { props: { armDelayMs: 0, ...props }, context: t.context });
   return t;
 }
+
+const urlRequest = (id: string, extra: Partial<ElicitRequest> = {}) =>
+  fakeElicitation(id, {
+    mode: 'url',
+    form: undefined,
+    message: 'Connect your Example account.',
+    url: 'https://auth.example.com/connect?elicitationId=e1',
+    host: 'auth.example.com',
+    elicitationId: 'e1',
+    ...extra,
+  });
 
 const input = (name: string) => within(screen.getByTestId('elicit-form').querySelector(`[data-name="${name}"]`) as HTMLElement);
 
@@ -108,6 +123,47 @@ describe('ElicitationModal', () => {
     // Go opens the URL it holds, not one the page sends.
     expect(be.callsOf('answerElicitation')).toEqual([['u1', { action: 'accept' }]]);
     expect(be.callsOf('openURL')).toEqual([]);
+  });
+
+  it('a step a call needs: after the page is opened, waits for Done or Give up', async () => {
+    const { be } = await setup(urlRequest('w1', { waiting: true }), urlRequest('w2', { waiting: true }));
+    expect(screen.getByTestId('elicit-modal').querySelector('h2')?.textContent).toBe('Finish at auth.example.com in your browser');
+    expect(screen.getByTestId('elicit-waiting').textContent).toMatch(/You opened auth.example.com in your browser\. A tool call of Everything waits until you finish there/);
+    expect(screen.queryByTestId('elicit-decline')).toBeNull();
+    expect(screen.queryByTestId('elicit-url')).toBeNull(); // nothing more to open
+    await fireEvent.click(screen.getByTestId('elicit-accept'));
+    await settle();
+    await fireEvent.keyDown(screen.getByTestId('elicit-modal'), { key: 'Escape' });
+    await settle();
+    expect(be.callsOf('answerElicitation')).toEqual([
+      ['w1', { action: 'accept' }],
+      ['w2', { action: 'cancel' }],
+    ]);
+  });
+
+  it('the server says a step is done: its dialog closes, "done" shows and closes by itself', async () => {
+    const { be } = await setupWith({ doneMs: 30 }, urlRequest('u1'), fakeElicitation('f1'));
+    be.emit('elicit:completed', { serverId: 'everything', serverName: 'Everything', elicitationId: 'e1', message: 'Connect your Example account.', host: 'auth.example.com' });
+    await settle();
+    expect(screen.queryByTestId('elicit-modal')).toBeNull();
+    expect(screen.getByTestId('elicit-completed-text').textContent).toBe('✓ Everything says the step at auth.example.com is done (“Connect your Example account.”).');
+    // The backend ends the request after: no "ended" notice for it.
+    be.emit('elicit:ended', { id: 'u1', serverId: 'everything', serverName: 'Everything', outcome: 'cancelled', reason: 'the server stopped waiting', summary: '' });
+    await new Promise((r) => setTimeout(r, 60));
+    await settle();
+    expect(screen.queryByTestId('elicit-completed')).toBeNull();
+    expect(screen.queryByTestId('elicit-ended')).toBeNull();
+    expect(screen.getByTestId('elicit-modal').dataset.request).toBe('f1');
+    expect(be.callsOf('answerElicitation')).toEqual([]);
+  });
+
+  it('a step another server finished leaves this dialog open', async () => {
+    const { be } = await setupWith({ doneMs: 0 }, urlRequest('u1'));
+    be.emit('elicit:completed', { serverId: 'other', serverName: 'Other', elicitationId: 'e1', message: '', host: 'x.example.com' });
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'OK' }));
+    await settle();
+    expect(screen.getByTestId('elicit-modal').dataset.request).toBe('u1');
   });
 
   it('says so when the request shown expires', async () => {

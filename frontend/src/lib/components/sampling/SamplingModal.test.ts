@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import SamplingModal from './SamplingModal.svelte';
 import { settle, startedStores } from '../../test/helpers';
-import { fakeSampling } from '../../test/asks';
+import { fakeSampling, fakeSamplingWithTools } from '../../test/asks';
 import type { SamplingRequest } from '../../backend';
 
 async function setup(...reqs: SamplingRequest[]) {
@@ -69,6 +69,35 @@ describe('SamplingModal', () => {
       ['s1', { approve: false }],
       ['s2', { approve: false }],
     ]);
+  });
+
+  it('lists the tools offered, the tool choice, and the calls and results of a tool loop', async () => {
+    const { be } = await setup(fakeSamplingWithTools('s1', { toolChoice: 'required' }));
+    const tools = screen.getAllByTestId('sampling-tool');
+    expect(screen.getAllByTestId('sampling-tool-name').map((n) => n.textContent)).toEqual(['get_weather', 'get_forecast']);
+    expect(tools[0].textContent).toContain('Current weather for a city');
+    expect(screen.getByTestId('sampling-tool-choice').textContent).toMatch(/requires the model to call at least one of them\. A call goes back to Everything, which runs it/);
+    // Only get_weather sent a schema; it is drawn when opened.
+    const schemas = screen.getAllByTestId('sampling-tool-schema') as HTMLDetailsElement[];
+    expect(schemas).toHaveLength(1);
+    expect(schemas[0].textContent).not.toContain('City name');
+    schemas[0].open = true;
+    await fireEvent(schemas[0], new Event('toggle'));
+    await settle();
+    expect(schemas[0].querySelector('.code-box')?.textContent).toMatch(/"city".*"type".*"string".*"City name"/s);
+    const use = screen.getByTestId('sampling-tool-use');
+    expect(use.textContent).toMatch(/Called get_weather \(call_w1\)/);
+    expect(use.querySelector('.code-box')?.textContent).toMatch(/"city".*"Paris"/s);
+    expect(screen.getByTestId('sampling-tool-result').textContent).toMatch(/Result of call_w1, as the server ran it\s*Paris: rain, 14°C/);
+    expect(screen.getAllByTestId('sampling-text').map((t) => (t as HTMLTextAreaElement).value)).toEqual(['Should I pack an umbrella for Paris?']);
+    await fireEvent.click(screen.getByTestId('sampling-approve'));
+    await settle();
+    expect(be.callsOf('answerSampling')).toEqual([['s1', { approve: true, systemPrompt: null, texts: undefined, providerId: undefined, model: undefined }]]);
+  });
+
+  it('shows no tools section for a request without tools', async () => {
+    await setup(fakeSampling('s1'));
+    expect(screen.queryByTestId('sampling-tools')).toBeNull();
   });
 
   it('says so when the server stops waiting', async () => {

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
+)
+
+// A script marks a tool private and runs ask --yolo with no terminal: the
+// read and the fetch run, the post that follows is refused by the
+// lethal-trifecta guard, saying why on stderr and to the model; with the
+// guard turned off by settings set, the same conversation's post runs.
+func TestAskTrifectaGuard(t *testing.T) {
+	var posts atomic.Int32
+	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "notes", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+			return text("my diary"), nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "fetch", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+			return text("a web page"), nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "post"},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+			posts.Add(1)
+			return text("posted"), nil, nil
+		})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer hs.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"web":{"type":"http","url":%q}}}`, hs.URL)), 0o600)
+	if code, _, stderr := run(t, dir, "", "servers", "import", cfg); code != 0 {
+		t.Fatalf("import: %s", stderr)
+	}
+	if code, stdout, stderr := run(t, dir, "", "servers", "private", "web", "notes", "on"); code != 0 || !strings.Contains(stdout, "marked private") {
+		t.Fatalf("private on: %d %q %q", code, stdout, stderr)
+	}
+	code, stdout, stderr := run(t, dir, "", "servers", "tools", "web")
+	if code != 0 || !regexpLine(stdout, `notes\s+true\s+read-only,closed-world,marked-private`) || !regexpLine(stdout, `post\s+true\s+-\s`) {
+		t.Errorf("servers tools: %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := run(t, dir, "", "settings"); code != 0 || !regexpLine(stdout, `^trifecta-guard\s+on$`) {
+		t.Errorf("settings: %d\n%s", code, stdout)
+	}
+
+	call := func(id, name string) llmtest.Reply {
+		return llmtest.Calls(llmtest.ToolCall{ID: id, Name: name, Arguments: []string{`{}`}})
+	}
+	llm := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{
+		call("n", "web__notes"), call("f", "web__fetch"), call("p", "web__post"), llmtest.Text("done"),
+		call("p2", "web__post"), llmtest.Text("done"),
+	}})
+	code, _, stderr = run(t, dir, "", "ask", "--base-url", llm.URL, "--model", "m", "--yolo", "--wait-servers", "20s", "read, fetch, post")
+	if code != 0 {
+		t.Fatalf("ask: %d %s", code, stderr)
+	}
+	want := "[tool post on web refused by the lethal-trifecta guard: This conversation has read private data (web__notes) and taken in outside content (web__fetch); web__post can send data out. No terminal to ask on"
+	if !strings.Contains(stderr, want) || posts.Load() != 0 {
+		t.Errorf("posted %d times; stderr:\n%s", posts.Load(), stderr)
+	}
+	reqs := llm.ChatRequests()
+	last := reqs[len(reqs)-1].Messages
+	if told := last[len(last)-1].Content; !strings.Contains(fmt.Sprint(told), "was refused and did not run. This conversation has read private data") {
+		t.Errorf("the model was told %q", told)
+	}
+
+	if code, stdout, stderr := run(t, dir, "", "settings", "set", "trifecta-guard", "off"); code != 0 || !strings.Contains(stdout, "trifecta-guard = off") {
+		t.Fatalf("settings set: %d %q %q", code, stdout, stderr)
+	}
+	conv := regexp.MustCompile(`\[conversation (\S+): done\]`).FindStringSubmatch(stderr)
+	if conv == nil {
+		t.Fatalf("no conversation ID in %q", stderr)
+	}
+	if code, _, stderr := run(t, dir, "", "ask", "--base-url", llm.URL, "--model", "m", "--yolo", "--conversation", conv[1], "--wait-servers", "20s", "post"); code != 0 || posts.Load() != 1 {
+		t.Errorf("with the guard off: %d, posted %d times\n%s", code, posts.Load(), stderr)
+	}
+
+	for _, bad := range [][]string{{"set", "trifecta-guard", "maybe"}, {"set", "max-tool-rounds", "0"}, {"set", "nope", "1"}, {"frob"}} {
+		if code, _, stderr := run(t, dir, "", append([]string{"settings"}, bad...)...); code == 0 || stderr == "" {
+			t.Errorf("settings %v: %d %q", bad, code, stderr)
+		}
+	}
+	if code, _, stderr := run(t, dir, "", "servers", "private", "nope", "notes", "on"); code != 1 || !strings.Contains(stderr, `no server "nope"`) {
+		t.Errorf("unknown server: %d %q", code, stderr)
+	}
+}
