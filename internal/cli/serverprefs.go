@@ -101,13 +101,8 @@ func serversReadOnly(ctx context.Context, env *Env, id string, on bool) int {
 // hintWords is what a server says about a tool (its annotations), for a
 // table: "read-only,idempotent", or "-" when it says nothing.
 func hintWords(raw json.RawMessage) string {
-	var a struct {
-		ReadOnly    *bool `json:"readOnlyHint"`
-		Destructive *bool `json:"destructiveHint"`
-		Idempotent  *bool `json:"idempotentHint"`
-		OpenWorld   *bool `json:"openWorldHint"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
+	a := core.ToolHints(raw)
+	if a == nil {
 		return "-"
 	}
 	var words []string

@@ -30,7 +30,7 @@ func (t toolSource) Tools() []chat.Tool {
 	tools := t.m.Tools()
 	out := make([]chat.Tool, len(tools))
 	for i, x := range tools {
-		hints := toolHints(x.Annotations)
+		hints := ToolHints(x.Annotations)
 		private := t.marks != nil && t.marks.IsPrivate(x.Fingerprint, x.OriginalName)
 		out[i] = chat.Tool{Name: x.Name, ServerID: x.ServerID, ServerName: x.ServerName, OriginalName: x.OriginalName,
 			Description: x.Description, InputSchema: x.InputSchema, Enabled: x.Enabled, Fingerprint: x.Fingerprint,

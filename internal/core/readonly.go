@@ -47,10 +47,10 @@ func (g grantStore) DeleteReadOnlyServer(ctx context.Context, serverID string) e
 
 var _ approval.ReadOnlyStore = grantStore{}
 
-// toolHints reads a tool's annotations (mcpconn.Tool.Annotations, MCP's
+// ToolHints reads a tool's annotations (mcpconn.Tool.Annotations, MCP's
 // ToolAnnotations as the server sent them) into what approval shows and
 // decides by; nil when the server said none of the four.
-func toolHints(raw json.RawMessage) *approval.ToolHints {
+func ToolHints(raw json.RawMessage) *approval.ToolHints {
 	var a struct {
 		ReadOnly    *bool `json:"readOnlyHint"`
 		Destructive *bool `json:"destructiveHint"`

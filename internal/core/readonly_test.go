@@ -30,7 +30,7 @@ func TestToolHints(t *testing.T) {
 		{`{"destructiveHint":true}`, &approval.ToolHints{Destructive: new(true)}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, toolHints(json.RawMessage(tt.raw))); diff != "" {
+		if diff := cmp.Diff(tt.want, ToolHints(json.RawMessage(tt.raw))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.raw, diff)
 		}
 	}
