@@ -35,7 +35,8 @@ type Legs struct {
 	// mail, other people's data): an open-world tool.
 	Untrusted bool `json:"untrusted,omitempty"`
 	// Outbound: it can send data out: an open-world tool, read-only or not
-	// (a fetch leaks what it puts in its URL).
+	// (a fetch leaks what it puts in its URL), or any tool of a remote
+	// server, whose arguments leave the machine whatever it claims.
 	Outbound bool `json:"outbound,omitempty"`
 }
 
@@ -49,7 +50,7 @@ func ToolLegs(h *ToolHints, local, markedPrivate bool) Legs {
 	return Legs{
 		Private:   markedPrivate || local && !h.ClaimsReadOnly(),
 		Untrusted: openWorld,
-		Outbound:  openWorld,
+		Outbound:  openWorld || !local,
 	}
 }
 

@@ -261,7 +261,7 @@ func (a *serverAsks) askCompletion(ctx context.Context, serverID string, p *mcp.
 	}
 	if err != nil {
 		a.note(serverID, fmt.Sprintf("the approved sampling request could not run: %v", err))
-		return nil, fmt.Errorf("the approved completion could not run: %v", err)
+		return nil, errors.New("the approved completion could not run; the user can see why in this server's log in Switchboard")
 	}
 	model = cmp.Or(model, def)
 	if model == "" {
@@ -272,8 +272,10 @@ func (a *serverAsks) askCompletion(ctx context.Context, serverID string, p *mcp.
 	defer cancel()
 	reply, err := client.Stream(cctx, req.LLMRequest(d, model), nil)
 	if err != nil {
+		// The provider's words (its address, an echo of the API key) are
+		// the user's, not the server's.
 		a.note(serverID, fmt.Sprintf("the completion for the server's sampling request failed: %v", err))
-		return nil, fmt.Errorf("the model failed: %v", err)
+		return nil, errors.New("the model failed; the user can see why in this server's log in Switchboard")
 	}
 	res, err := sampling.Result(reply, model)
 	if err != nil {

@@ -716,3 +716,30 @@ func TestSamplingWithTools(t *testing.T) {
 		t.Errorf("server log:\n%s", log)
 	}
 }
+
+// TestSamplingErrorKeepsProviderDetails: when the approved completion
+// fails, the server is told that it failed, not what the provider said or
+// where it is (its address, an echo of the API key): those go to the
+// user, in the server's log.
+func TestSamplingErrorKeepsProviderDetails(t *testing.T) {
+	const echo = "Incorrect API key provided: sk-test-****cdef"
+	prov := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error","code":"invalid_api_key"}}`, echo)
+	}))
+	t.Cleanup(prov.Close)
+	u := &userAtWindow{sample: func(*sampling.Request) sampling.Decision { return sampling.Decision{Approve: true} }}
+	_, svc := askServices(t, nil, u, true, nil)
+	if _, err := svc.Providers.Save(t.Context(), providers.Input{ID: "fake", Name: "Fake AI", Preset: "custom", BaseURL: prov.URL + "/v1", DefaultModel: "fake-model"}); err != nil {
+		t.Fatal(err)
+	}
+	p := &mcp.CreateMessageWithToolsParams{MaxTokens: 10, Messages: []*mcp.SamplingMessageV2{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}}}
+	_, err := svc.asks.askCompletion(t.Context(), "s1", p, chat.CallOrigin{})
+	if err == nil {
+		t.Fatal("the completion did not fail")
+	}
+	if msg := err.Error(); strings.Contains(msg, prov.URL) || strings.Contains(msg, "sk-test") || strings.Contains(msg, "127.0.0.1") {
+		t.Errorf("the server is told %q", msg)
+	}
+}

@@ -65,5 +65,11 @@ func taskEnd(t store.Task) chat.TaskEnd {
 		end.Status, end.IsError, end.Error = store.CallFailed, true, cmp.Or(t.Error, t.StatusMessage, "the task failed")
 		end.Text = fmt.Sprintf("Error: the task of %s failed: %s", t.Tool, end.Error)
 	}
+	if end.Full == nil && t.Status != mcpconn.TaskCompleted {
+		// The text carries the server's words: kept as the result, the
+		// call counts as the content it is (the lethal-trifecta guard
+		// reads results).
+		end.Full, _ = json.Marshal(mcpconn.Result{Content: []mcpconn.Content{{Type: mcpconn.ContentText, Text: end.Text}}, IsError: true})
+	}
 	return end
 }

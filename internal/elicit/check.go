@@ -2,6 +2,7 @@ package elicit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/mail"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/switchboard-app/switchboard/internal/mcpconn"
 )
 
 // MaxAnswerBytes bounds an answer's content, as JSON.
@@ -210,6 +213,9 @@ func CheckSchema(schema json.RawMessage, content map[string]any) error {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return fmt.Errorf("the server's schema cannot be read (%v), so no answer can be checked against it; decline instead", err)
+	}
+	if mcpconn.SchemaFansOut(schema) {
+		return errors.New("the server's schema names too many parts once its $refs are followed, so no answer can be checked against it; decline instead")
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {

@@ -3,6 +3,7 @@ package elicit
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -232,5 +233,69 @@ func TestURLRequests(t *testing.T) {
 	}
 	if _, err := NewRequest("telepathy", "x", nil, "", "", true); err == nil {
 		t.Error("an unknown mode was taken")
+	}
+}
+
+// TestURLSummaryLeavesOutTheQuery: the summary goes into the server's log
+// (kept on disk) and the CLI's output; a page's query and fragment often
+// carry a one-time token (a sign-in code, a payment session), so they are
+// left out, as they are of what the model is told.
+func TestURLSummaryLeavesOutTheQuery(t *testing.T) {
+	r, err := NewRequest("url", "Sign in", nil, "https://auth.example.com/connect/start?code=S3CRET-TOKEN&state=x#frag-S3CRET", "e1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{r.Summary(), r.WaitFor().Summary()} {
+		if strings.Contains(s, "S3CRET") || !strings.Contains(s, "auth.example.com") {
+			t.Errorf("summary %q", s)
+		}
+	}
+	if want := `"Sign in" (to open https://auth.example.com/connect/start?…)`; r.Summary() != want {
+		t.Errorf("summary %q, want %q", r.Summary(), want)
+	}
+	if r.URL != "https://auth.example.com/connect/start?code=S3CRET-TOKEN&state=x#frag-S3CRET" {
+		t.Errorf("the dialog's URL is %q; it shows the whole URL", r.URL)
+	}
+}
+
+// TestJSONEditorRefBombIsNotRun: a requested schema whose $refs each name
+// two more would make checking an answer take time and memory that grow
+// as 2ⁿ; it is refused, and the user can only decline.
+func TestJSONEditorRefBombIsNotRun(t *testing.T) {
+	var defs []string
+	n := 16
+	for i := range n {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, fmt.Sprintf(`"d%d":{"type":"string"}`, n))
+	schema := `{"$defs":{` + strings.Join(defs, ",") + `},"$ref":"#/$defs/d0"}`
+	err := CheckSchema(json.RawMessage(schema), map[string]any{"a": "x"})
+	var ce *CheckError
+	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), "decline") {
+		t.Errorf("CheckSchema: %v", err)
+	}
+}
+
+// TestURLHostAsTheBrowserReadsIt: a look-alike host is shown and opened in
+// punycode, one with a right-to-left override is refused, and IP hosts and
+// ports stay as they are.
+func TestURLHostAsTheBrowserReadsIt(t *testing.T) {
+	for _, tt := range []struct{ link, host, err string }{
+		{"https://\u0430pple.com/login?x=1", "xn--pple-43d.com", ""},
+		{"https://EXAMPLE.com:8443/a", "example.com:8443", ""},
+		{"http://[::1]:8080/cb", "[::1]:8080", ""},
+		{"http://127.0.0.1/cb", "127.0.0.1", ""},
+		{"https://evil\u202ecom.example/", "", "not a valid name"},
+	} {
+		u, err := checkURL(tt.link)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("checkURL(%q) = %v, want an error with %q", tt.link, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || u.Host != tt.host {
+			t.Errorf("checkURL(%q) host = %v, %v; want %q", tt.link, u, err, tt.host)
+		}
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 
 	"github.com/switchboard-app/switchboard/internal/asks"
 )
@@ -152,6 +155,20 @@ func checkURL(link string) (*url.URL, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("the server asked to open %q, a URL with a user name in it, which can hide where it goes", clip(link, 200))
 	}
+	// The host is shown and opened as the browser reads it (punycode), so
+	// a look-alike host (Cyrillic "а" for "a") shows as what it is, and one
+	// with characters no host may have (a right-to-left override) is refused.
+	if net.ParseIP(u.Hostname()) != nil {
+		return u, nil
+	}
+	host, err := idna.Lookup.ToASCII(u.Hostname())
+	if err != nil {
+		return nil, fmt.Errorf("the server asked to open %q, whose host is not a valid name", clip(link, 200))
+	}
+	if p := u.Port(); p != "" {
+		host = net.JoinHostPort(host, p)
+	}
+	u.Host = host
 	return u, nil
 }
 
@@ -167,9 +184,24 @@ func (r *Request) Summary() string {
 		return fmt.Sprintf("%q (waiting for the user to finish at %s)", clip(r.Message, 300), r.Host)
 	}
 	if r.Mode == ModeURL {
-		return fmt.Sprintf("%q (to open %s)", clip(r.Message, 300), clip(r.URL, 300))
+		return fmt.Sprintf("%q (to open %s)", clip(r.Message, 300), clip(logURL(r.URL), 300))
 	}
 	return fmt.Sprintf("%q", clip(r.Message, 300))
+}
+
+// logURL is link without its query and fragment, which often carry a
+// one-time token, for logs; "?…" marks what was left out.
+func logURL(link string) string {
+	u, err := url.Parse(link)
+	if err != nil {
+		return "an unreadable address"
+	}
+	cut := u.RawQuery != "" || u.Fragment != "" || u.ForceQuery
+	u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = "", "", "", false
+	if cut {
+		return u.String() + "?…"
+	}
+	return u.String()
 }
 
 // ErrBadAction is Check's error for an action other than accept, decline

@@ -50,7 +50,9 @@ type logGate struct {
 
 // admit reports whether a message arriving at now is kept, and how many
 // were dropped before it (to say so first) when it opens a new second.
-func (g *logGate) admit(now time.Time) (ok bool, dropped int) {
+// flushAt is set on the first message dropped in a second: when that
+// second ends, take says how many went, in case no message comes after.
+func (g *logGate) admit(now time.Time) (ok bool, dropped int, flushAt time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if now.Sub(g.window) >= time.Second || now.Before(g.window) {
@@ -59,10 +61,23 @@ func (g *logGate) admit(now time.Time) (ok bool, dropped int) {
 	}
 	if g.n >= logRate {
 		g.dropped++
-		return false, dropped
+		if g.dropped == 1 {
+			flushAt = g.window.Add(time.Second)
+		}
+		return false, dropped, flushAt
 	}
 	g.n++
-	return true, dropped
+	return true, dropped, flushAt
+}
+
+// take returns the count of messages dropped and not yet said, and
+// forgets it.
+func (g *logGate) take() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := g.dropped
+	g.dropped = 0
+	return n
 }
 
 // onLog writes one of the server's log messages into its log.
@@ -70,14 +85,24 @@ func (s *session) onLog(p *mcp.LoggingMessageParams) {
 	if p == nil {
 		return
 	}
-	ok, dropped := s.logGate.admit(time.Now())
-	if dropped > 0 {
-		s.ring.AppendLevel(logbuf.LevelWarn, fmt.Sprintf("%sdropped %d log messages of the server: it sent more than %d a second", markerPrefix, dropped, logRate))
+	ok, dropped, flushAt := s.logGate.admit(time.Now())
+	s.noteDropped(dropped)
+	if !flushAt.IsZero() {
+		// A flood that simply stops is still counted: one timer a
+		// flooded second at most.
+		time.AfterFunc(time.Until(flushAt), func() { s.noteDropped(s.logGate.take()) })
 	}
 	if !ok {
 		return
 	}
 	s.ring.AppendLevel(ringLevel(p.Level), formatLogMessage(p))
+}
+
+// noteDropped says in the server's log that n of its messages were dropped.
+func (s *session) noteDropped(n int) {
+	if n > 0 {
+		s.ring.AppendLevel(logbuf.LevelWarn, fmt.Sprintf("%sdropped %d log messages of the server: it sent more than %d a second", markerPrefix, n, logRate))
+	}
 }
 
 // ringLevel maps an MCP level to the log's four.

@@ -172,7 +172,7 @@ func TestLogGate(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	kept := 0
 	for i := range logRate + 5 {
-		if ok, dropped := g.admit(t0.Add(time.Duration(i) * time.Millisecond)); ok {
+		if ok, dropped, _ := g.admit(t0.Add(time.Duration(i) * time.Millisecond)); ok {
 			kept++
 		} else if dropped != 0 {
 			t.Fatalf("dropped reported mid-second: %d", dropped)
@@ -181,12 +181,34 @@ func TestLogGate(t *testing.T) {
 	if kept != logRate {
 		t.Errorf("kept %d in one second, want %d", kept, logRate)
 	}
-	ok, dropped := g.admit(t0.Add(time.Second))
+	ok, dropped, _ := g.admit(t0.Add(time.Second))
 	if !ok || dropped != 5 {
 		t.Errorf("next second: ok %v, dropped %d; want true, 5", ok, dropped)
 	}
-	if _, dropped := g.admit(t0.Add(1100 * time.Millisecond)); dropped != 0 {
+	if _, dropped, _ := g.admit(t0.Add(1100 * time.Millisecond)); dropped != 0 {
 		t.Errorf("dropped said twice: %d", dropped)
+	}
+}
+
+// TestLogGateFlushesAFloodThatStops: the first message dropped in a second
+// asks for a flush at its end, and take counts what no later message said.
+func TestLogGateFlushesAFloodThatStops(t *testing.T) {
+	var g logGate
+	t0 := time.Unix(1000, 0)
+	var flushes []time.Time
+	for i := range logRate + 3 {
+		if _, _, at := g.admit(t0.Add(time.Duration(i) * time.Millisecond)); !at.IsZero() {
+			flushes = append(flushes, at)
+		}
+	}
+	if len(flushes) != 1 || !flushes[0].Equal(t0.Add(time.Second)) {
+		t.Fatalf("flushes %v, want one at the end of the second", flushes)
+	}
+	if n := g.take(); n != 3 {
+		t.Errorf("take = %d, want 3", n)
+	}
+	if _, dropped, _ := g.admit(t0.Add(2 * time.Second)); dropped != 0 {
+		t.Errorf("dropped said again after take: %d", dropped)
 	}
 }
 

@@ -19,6 +19,54 @@ import (
 // maxStructuredWarning bounds Result.StructuredWarning, in bytes.
 const maxStructuredWarning = 500
 
+// maxOutputSchemaWork bounds the nodes of an output schema with its local
+// $refs followed (refsFanOut): the validator follows every one, so a
+// kilobyte of refs that each name two more makes its work, and its
+// error, grow as 2ⁿ.
+const maxOutputSchemaWork = 64 << 10
+
+// refsFanOut reports whether the schema, its local $refs followed (a ref
+// to one being followed, recursion, is not followed again: the data's
+// depth bounds it), has more than maxOutputSchemaWork nodes. A schema
+// that cannot be read is not over.
+func refsFanOut(schema json.RawMessage) bool {
+	var root any
+	if json.Unmarshal(schema, &root) != nil {
+		return false
+	}
+	m, _ := root.(map[string]any)
+	c := schemaCleaner{root: m}
+	var path []string
+	var walk func(v any)
+	walk = func(v any) {
+		if c.work++; c.work > maxOutputSchemaWork {
+			c.over = true
+		}
+		if c.over {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok && !slices.Contains(path, ref) {
+				if target := c.resolve(ref); target != nil {
+					path = append(path, ref)
+					walk(target)
+					path = path[:len(path)-1]
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(root)
+	return c.over
+}
+
 // outputSchemaOf returns the output schema server s's live session lists
 // for tool, as sent (nil when none, or past maxSchemaBytes).
 func (s *server) outputSchemaOf(tool string) json.RawMessage {
@@ -44,6 +92,10 @@ func (r *Result) checkStructured(schema json.RawMessage) {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(schema, &s); err != nil {
 		r.StructuredWarning = clipWarning(fmt.Sprintf("the tool's output schema cannot be read (%v), so its structured content was not checked", err))
+		return
+	}
+	if refsFanOut(schema) {
+		r.StructuredWarning = fmt.Sprintf("the tool's output schema names more than %d parts once its $refs are followed, so its structured content was not checked", maxOutputSchemaWork)
 		return
 	}
 	rs, err := s.Resolve(nil) // no Loader: a remote $ref is an error, never a fetch

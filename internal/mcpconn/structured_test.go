@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,7 +16,19 @@ import (
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
+// refBomb is an output schema of n levels of $defs, each an anyOf of two
+// $refs to the next.
+func refBomb(n int) string {
+	var defs []string
+	for i := range n {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, fmt.Sprintf(`"d%d":{"type":"string"}`, n))
+	return `{"$defs":{` + strings.Join(defs, ",") + `},"$ref":"#/$defs/d0"}`
+}
+
 func TestCheckStructured(t *testing.T) {
+	tree := `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}},"$ref":"#/$defs/node"}`
 	var fetched atomic.Int32
 	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fetched.Add(1)
@@ -38,6 +51,10 @@ func TestCheckStructured(t *testing.T) {
 		{"schema unreadable", `{"type":5}`, `{}`, false, "cannot be read"},
 		{"remote ref is not fetched", `{"$ref":"` + remote.URL + `/s.json"}`, `{}`, false, "cannot be used"},
 		{"2020-12 with defs", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"t":{"type":"integer","minimum":0}},"type":"object","properties":{"n":{"$ref":"#/$defs/t"}}}`, `{"n":-1}`, false, "minimum"},
+		{"recursive schema is checked", tree, `{"name":"a","children":[{"name":"b","children":[{"name":5}]}]}`, false, "does not match"},
+		// 1 KB whose refs each name two more: the validator's work and its
+		// error grow as 2ⁿ (at n=24, gigabytes), so it is not run.
+		{"ref bomb is not checked", refBomb(16), `42`, false, "not checked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

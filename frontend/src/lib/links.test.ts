@@ -19,6 +19,10 @@ describe('linkNeedsConfirm', () => {
     ['mailto:a@example.com?body=x', 'a@example.com', true],
     ['mailto:a@evil.example', 'a@example.com', true],
     ['not a url', 'not a url', true],
+    // A direction override makes the rest read backwards: shown, this reads
+    // https://evil.example/https://www.example.com.
+    ['https://evil.example/\u202emoc.elpmaxe.www//:sptth', 'https://evil.example/\u202emoc.elpmaxe.www//:sptth', true],
+    ['https://evil.example/#\u2067x', undefined, true],
   ])('%s shown as %s: asks %s', (href, text, asks) => {
     expect(linkNeedsConfirm(href, text)).toBe(asks);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { render, screen } from '@testing-library/svelte';
 import ToolResultView from './ToolResultView.svelte';
+import type { ToolResult } from '../../backend';
 import { isSameJSON, tableOf, textHolds } from './structured';
 
 describe('structured content layout', () => {
@@ -28,6 +29,13 @@ describe('structured content layout', () => {
 
 describe('ToolResultView structured content', () => {
   const openURL = () => {};
+  it('a kept result without a content list shows as empty instead of breaking the page', () => {
+    for (const result of [{ content: null }, {}, { content: 'text' }] as unknown as ToolResult[]) {
+      const { unmount } = render(ToolResultView, { props: { openURL, result } });
+      expect(screen.getByTestId('tool-result')).toBeTruthy();
+      unmount();
+    }
+  });
   it('shows the weather as a table once, not its JSON text again', () => {
     render(ToolResultView, {
       props: {

@@ -125,6 +125,24 @@ describe('ElicitationModal', () => {
     expect(be.callsOf('openURL')).toEqual([]);
   });
 
+  it('shows a host as the browser reads it: a look-alike as punycode, no direction override', async () => {
+    // Go sends the URL percent-encoded and the host as the server wrote it.
+    const { be } = await setupWith(
+      { doneMs: 0 },
+      urlRequest('u1', { url: 'https://%D0%B0pple.com/x?\u202emoc.elgoog//:sptth', host: 'аpple.com' }),
+      urlRequest('w1', { url: 'https://%D0%B0pple.com/x', host: 'аpple.com', waiting: true }),
+    );
+    expect(screen.getByTestId('elicit-host').textContent).toBe('xn--pple-43d.com');
+    expect(screen.getByTestId('elicit-url').textContent).toBe('https://xn--pple-43d.com/x?%E2%80%AEmoc.elgoog//:sptth');
+    await fireEvent.click(screen.getByTestId('elicit-accept'));
+    await settle();
+    expect(screen.getByTestId('elicit-modal').querySelector('h2')?.textContent).toBe('Finish at xn--pple-43d.com in your browser');
+    expect(screen.getByTestId('elicit-waiting').textContent).toMatch(/You opened xn--pple-43d.com in your browser/);
+    be.emit('elicit:completed', { serverId: 'everything', serverName: 'Everything', elicitationId: 'e1', message: '', host: 'ev\u202eil.com' });
+    await settle();
+    expect(screen.getByTestId('elicit-completed-text').textContent).toContain('the step at ev%E2%80%AEil.com is done');
+  });
+
   it('a step a call needs: after the page is opened, waits for Done or Give up', async () => {
     const { be } = await setup(urlRequest('w1', { waiting: true }), urlRequest('w2', { waiting: true }));
     expect(screen.getByTestId('elicit-modal').querySelector('h2')?.textContent).toBe('Finish at auth.example.com in your browser');

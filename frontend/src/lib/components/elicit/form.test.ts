@@ -49,6 +49,15 @@ describe('elicitation form', () => {
 
   it('splits a URL around its host, and counts down', () => {
     expect(splitURL('https://login.example.com/auth?x=1')).toEqual({ before: 'https://', host: 'login.example.com', after: '/auth?x=1' });
+    // As the browser will read it: a look-alike host as its punycode (Go
+    // sends the Cyrillic "а" percent-encoded), a right-to-left override in
+    // the query encoded, so that "?‮moc.elgoog//:sptth" cannot read as
+    // "?https://google.com".
+    expect(splitURL('https://%D0%B0pple.com/x')).toEqual({ before: 'https://', host: 'xn--pple-43d.com', after: '/x' });
+    expect(splitURL('https://evil.com/?\u202emoc.elgoog//:sptth')).toEqual({ before: 'https://', host: 'evil.com', after: '/?%E2%80%AEmoc.elgoog//:sptth' });
+    expect(splitURL('https://EVIL.com/')).toEqual({ before: 'https://', host: 'evil.com', after: '/' });
+    // Not a URL: shown whole, its controls made harmless.
+    expect(splitURL('https://ev%E2%80%AEil.com/\u202e')).toEqual({ before: '', host: '', after: 'https://ev%E2%80%AEil.com/%E2%80%AE' });
     expect(timeLeft(new Date(125_000).toISOString(), 0)).toBe('2:05');
     expect(timeLeft(new Date(0).toISOString(), 1)).toBe('expired');
   });

@@ -2,6 +2,7 @@
 // them, the checks of each field (the same rules Go applies before the
 // answer goes: internal/elicit), and the content sent on Accept.
 import type { ElicitField, ElicitForm } from '../../backend';
+import { controls } from '../../links';
 
 /** What an input holds: text (also numbers, as typed), a checkbox, a choice, or several. */
 export type FieldValue = string | boolean | string[];
@@ -149,16 +150,25 @@ export function inputType(f: ElicitField): string {
   return 'text';
 }
 
-/** A URL split for display: the host stands out from the rest. */
+/**
+ * A URL split for display: the host stands out from the rest. It is shown
+ * as the browser reads it (a look-alike host as punycode, direction
+ * overrides percent-encoded), not as the server wrote it.
+ */
 export function splitURL(url: string): { before: string; host: string; after: string } {
   try {
     const u = new URL(url);
-    const at = url.indexOf(u.host);
-    if (at >= 0) return { before: url.slice(0, at), host: u.host, after: url.slice(at + u.host.length) };
+    const before = `${u.protocol}//`;
+    if (u.host && u.href.startsWith(before + u.host)) return { before, host: u.host, after: u.href.slice(before.length + u.host.length) };
   } catch {
     // shown whole
   }
-  return { before: '', host: '', after: url };
+  return { before: '', host: '', after: url.replace(controls, encodeURIComponent) };
+}
+
+/** A host for display, as splitURL shows it (a server's host comes as it wrote it). */
+export function shownHost(host: string): string {
+  return splitURL(`https://${host}/`).host || host.replace(controls, encodeURIComponent);
 }
 
 /** "9:41" left until iso, or "expired". */
