@@ -16,14 +16,10 @@ const noResult = "No result: the call did not finish (the reply was stopped or t
 // by one tool message, in the calls' order (tool messages are stored in
 // the order the calls ended), before the next message (missing ones get
 // noResult); tool messages that answer no call are dropped, and replies
-// that failed before any text (and notes) are left out.
-func buildHistory(system string, stored []store.Message) []llm.Message {
-	return buildHistoryWith(system, stored, nil)
-}
-
-// buildHistoryWith is buildHistory with the attachments' bytes, by blob
-// ID (Engine.blobs); an attachment without them is named as missing.
-func buildHistoryWith(system string, stored []store.Message, blobs map[string][]byte) []llm.Message {
+// that failed before any text (and notes) are left out. Attachments get
+// their bytes from blobs, by blob ID (Engine.blobs); one without them is
+// named as missing.
+func buildHistory(system string, stored []store.Message, blobs map[string][]byte) []llm.Message {
 	var out []llm.Message
 	if system != "" {
 		out = append(out, llm.Message{Role: llm.RoleSystem, Content: system})

@@ -33,7 +33,7 @@ func TestBuildHistoryIsValidForProviders(t *testing.T) {
 		{Role: "tool", ToolCallID: "b", Content: "B"},
 		{Role: "user", Content: "q3"},
 	}
-	if diff := cmp.Diff(want, buildHistory("sys", stored)); diff != "" {
+	if diff := cmp.Diff(want, buildHistory("sys", stored, nil)); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 }

@@ -165,7 +165,7 @@ func (e *Engine) history(ctx context.Context, conv store.Conversation) ([]llm.Me
 	if conv.SystemPrompt != nil {
 		system = *conv.SystemPrompt
 	}
-	return buildHistoryWith(system, stored, e.blobs(ctx, stored)), nil
+	return buildHistory(system, stored, e.blobs(ctx, stored)), nil
 }
 
 // stream asks the model and streams its reply into a new assistant

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-app/switchboard/internal/core"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
-	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
@@ -52,33 +52,21 @@ func serversLog(ctx context.Context, env *Env, args []string) int {
 		return 2
 	}
 	id := fs.Arg(0)
-	c, s, ok := openCore(ctx, env)
-	if !ok {
-		return 1
-	}
-	defer c.Close()
-	cfgs, err := s.Servers.Configs(ctx)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "switchboard:", err)
-		return 1
-	}
-	known := false
-	for _, cfg := range cfgs {
-		known = known || cfg.ID == id
-	}
-	if !known {
-		fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
-		return 1
-	}
-	lines, err := logbuf.ReadTail(mcpconn.LogFile(c.Paths.Logs, id), min(max(*n, 1), 100000))
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "switchboard: reading the server's log:", err)
-		return 1
-	}
-	for _, l := range lines {
-		fmt.Fprintf(env.Stdout, "%s %-5s %s\n", l.Time.Format("2006-01-02 15:04:05.000"), l.Level, l.Text)
-	}
-	return 0
+	return withConfigs(ctx, env, func(s *core.Services, cfgs []serverconf.Config) int {
+		if !slices.ContainsFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id }) {
+			fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
+			return 1
+		}
+		lines, err := logbuf.ReadTail(s.Manager.LogFile(id), min(max(*n, 1), 100000))
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "switchboard: reading the server's log:", err)
+			return 1
+		}
+		for _, l := range lines {
+			fmt.Fprintf(env.Stdout, "%s %-5s %s\n", l.Time.Format("2006-01-02 15:04:05.000"), l.Level, l.Text)
+		}
+		return 0
+	})
 }
 
 // serversReadOnly lets the tools server id says are read-only run without

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -385,8 +384,7 @@ func (m *Manager) openStderr(id string) *logbuf.Ring {
 	if m.opts.LogDir == "" {
 		return logbuf.New(ropts)
 	}
-	path := filepath.Join(m.opts.LogDir, sanitize(id)+".log")
-	r, err := logbuf.Open(path, ropts, &logbuf.FileOptions{MaxBytes: 5 << 20, Keep: 2})
+	r, err := logbuf.Open(LogFile(m.opts.LogDir, id), ropts, &logbuf.FileOptions{MaxBytes: 5 << 20, Keep: 2})
 	if err != nil {
 		m.log.Warn("stderr log file unavailable; keeping stderr in memory", "server", id, "error", err)
 		return logbuf.New(ropts)

@@ -40,6 +40,15 @@ const (
 // and MCP log messages), as Options.LogDir keeps it.
 func LogFile(dir, id string) string { return filepath.Join(dir, sanitize(id)+".log") }
 
+// LogFile is the file that holds server id's log; "" when logs are kept
+// in memory only (no LogDir).
+func (m *Manager) LogFile(id string) string {
+	if m.opts.LogDir == "" {
+		return ""
+	}
+	return LogFile(m.opts.LogDir, id)
+}
+
 // A logGate lets through logRate messages a second and counts the rest.
 type logGate struct {
 	mu      sync.Mutex
