@@ -129,9 +129,10 @@ conformance: test/node/node_modules/.package-lock.json
 
 e2e: e2e-window e2e-browser
 
-## e2e-window: the real release binary in a real window under Xvfb
-e2e-window: build build/bin/fakeprovider
+## e2e-window: the real release binary in a real window under Xvfb (and servers' views in it)
+e2e-window: build build/bin/fakeprovider test/node/node_modules/.package-lock.json
 	test/e2e/window.sh
+	test/e2e/window-views.sh
 
 build/bin/fakeprovider: $(GO_SOURCES)
 	$(GO) build -o $@ ./test/fakeprovider

@@ -41,6 +41,7 @@ type App struct {
 	hidden    atomic.Bool   // the page said it is hidden (WindowVisible)
 	domSeen   chan struct{} // closed when Wails reported the DOM ready
 	domOnce   sync.Once
+	guardOnce sync.Once // guardFramesOnce
 }
 
 // New returns an App over c.
@@ -103,12 +104,14 @@ func (a *App) startup(ctx context.Context) {
 // their event emitter; an error when the database is not open.
 func (a *App) services() (*core.Services, error) {
 	a.svcOnce.Do(func() {
-		opts := &core.ServiceOptions{Emitter: a, Visible: a.visible}
+		// Servers are told the window shows their views only where it can
+		// (appViewsSupported).
+		opts := &core.ServiceOptions{Emitter: a, Visible: a.visible, Manager: &mcpconn.Options{AppViews: appViewsSupported()}}
 		// Children go through the binary's trampoline: Wails' asset server
 		// makes its response pipes without close-on-exec, and a server forked
 		// while one is open would keep the page from ever loading.
 		if w, err := spawn.NewWrapper(); err == nil {
-			opts.Manager = &mcpconn.Options{Wrap: w.Wrap}
+			opts.Manager.Wrap = w.Wrap
 		} else {
 			a.core.Log.Warn("starting servers directly", "err", err)
 		}

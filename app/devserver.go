@@ -51,6 +51,11 @@ func startDev(stderr io.Writer) (stop func(), err error) {
 	if os.Getenv("devserver") != "" {
 		os.Setenv("devserver", internal)
 	}
+	// Servers' views (/mcp-view/<id>) pass the gate as the page's own
+	// requests do: the sandboxed iframe's document is fetched for the page
+	// (same-origin, with the cookie: checked in Chromium), while anything
+	// the view itself asks, from its opaque origin, is cross-site and
+	// refused. So the gate needs no exception for them.
 	fmt.Fprintf(stderr, "switchboard: the UI is served to browsers at %s (it refuses requests without this token)\n", g.URL())
 	return func() { g.Close() }, nil
 }

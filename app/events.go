@@ -4,6 +4,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/asks"
 	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/core"
 	"github.com/switchboard-app/switchboard/internal/elicit"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
@@ -45,6 +46,8 @@ type EventPayloads struct {
 	ResourceUpdated  mcpconn.ResourceUpdated `json:"resource:updated"`
 	ResourcesChanged mcpconn.ListChanged     `json:"resources:changed"`
 	PromptsChanged   mcpconn.ListChanged     `json:"prompts:changed"`
+	// Servers' views (app/appviews.go).
+	AppViewClosed core.AppViewClosed `json:"appview:closed"`
 }
 
 // LogAppend is the payload of EventLogAppend.

@@ -75,6 +75,9 @@ func Run(assets fs.FS, icon []byte) int {
 		MinHeight: minHeight,
 		AssetServer: &assetserver.Options{
 			Assets: assets,
+			// Servers' views, at /mcp-view/<id> (appviews.go); in the dev
+			// build too, where Wails' dev server applies the middleware.
+			Middleware: a.viewMiddleware,
 		},
 		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
 		OnStartup:        a.startup,

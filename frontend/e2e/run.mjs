@@ -19,6 +19,7 @@ import { register as registerResources } from './resources.mjs';
 import { register as registerAnnotations } from './annotations.mjs';
 import { register as registerElicit } from './elicit.mjs';
 import { register as registerTrifecta } from './trifecta.mjs';
+import { register as registerAppViews } from './appviews.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
@@ -689,6 +690,7 @@ registerResources({ test, withPage, toolPage, shot, fake });
 registerAnnotations({ test, withPage, toolPage, shot, fake });
 registerElicit({ test, withPage, toolPage, shot, fake });
 registerTrifecta({ test, withPage, toolPage, shot, fake });
+registerAppViews({ test, withPage, toolPage, shot, fake });
 
 let ok = false;
 try {

@@ -139,7 +139,18 @@ type Request struct {
 	// it, and the user is shown why. The caller sets it; nil means the
 	// policy decides as usual.
 	Guard *Guard `json:"guard,omitempty"`
+	// RequestedBy says who asks for the call, for the user to see:
+	// RequestedByView when the server's own view (MCP Apps) asks, not the
+	// model; empty (or RequestedByModel) when the model does. The policy
+	// decides alike for both.
+	RequestedBy string `json:"requestedBy,omitempty"`
 }
+
+// Values of Request.RequestedBy.
+const (
+	RequestedByModel = "model"
+	RequestedByView  = "view"
+)
 
 // An Outcome is the final answer for a call.
 type Outcome struct {

@@ -77,7 +77,10 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 		return 1
 	}
 
-	out := &askPrinter{env: env, tools: toolLine{w: env.Stderr, tty: isTerminalWriter(env.Stderr)}}
+	// A turn's events come from several goroutines (tool calls run at once,
+	// approvals are decided apart), so the printer writes through one lock.
+	lw := lockedEnv(env)
+	out := &askPrinter{env: lw, tools: toolLine{w: lw.Stderr, tty: isTerminalWriter(env.Stderr)}}
 	opts := &core.ServiceOptions{Emitter: out}
 	if isTerminal(env.Stdin) && isTerminalWriter(env.Stderr) {
 		// What servers ask for is answered on the terminal (termasks.go).
@@ -110,7 +113,7 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	out.broker = svc.Broker
 	policy := askPolicy{yolo: *yolo, interactive: isTerminal(env.Stdin), in: bufio.NewReader(env.Stdin)}
 	if opts.Visible != nil {
-		out.asker = &termAsker{in: policy.in, out: env.Stderr, lock: &out.promptMu, svc: svc}
+		out.asker = &termAsker{in: policy.in, out: lw.Stderr, lock: &out.promptMu, svc: svc}
 	}
 	if err := svc.Start(ctx, c.Log); err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
@@ -424,4 +427,23 @@ func (p *askPrinter) finish() {
 	if p.wroteText {
 		fmt.Fprintln(p.env.Stdout)
 	}
+}
+
+// lockedEnv returns env with its two writers behind one lock, for output
+// written from several goroutines (a test's buffer is not safe for that).
+func lockedEnv(env *Env) *Env {
+	mu := new(sync.Mutex)
+	return &Env{Stdin: env.Stdin, Stdout: &lockedWriter{mu: mu, w: env.Stdout}, Stderr: &lockedWriter{mu: mu, w: env.Stderr}}
+}
+
+// A lockedWriter writes to w holding mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

@@ -11,6 +11,12 @@ import (
 // not; the caller closes the Core. CLI commands take no instance lock: the
 // database is shared safely (WAL), so they work while the window is open.
 func openCore(ctx context.Context, env *Env) (*core.Core, *core.Services, bool) {
+	return openCoreWith(ctx, env, nil)
+}
+
+// openCoreWith is openCore with the services built by opts (nil: the
+// defaults).
+func openCoreWith(ctx context.Context, env *Env, opts *core.ServiceOptions) (*core.Core, *core.Services, bool) {
 	c, err := core.Open(ctx, testCoreOptions)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
@@ -21,7 +27,7 @@ func openCore(ctx context.Context, env *Env) (*core.Core, *core.Services, bool) 
 		c.Close()
 		return nil, nil, false
 	}
-	s, err := c.Services(nil)
+	s, err := c.Services(opts)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
 		c.Close()

@@ -90,7 +90,12 @@ func runResources(ctx context.Context, env *Env, args []string) int {
 // up to wait for it, and runs f. A server that is unknown, disabled or
 // does not connect is reported with what to do.
 func withServer(ctx context.Context, env *Env, id string, wait time.Duration, f func(*core.Services) int) int {
-	return withConfigs(ctx, env, func(s *core.Services, cfgs []serverconf.Config) int {
+	return withServerWith(ctx, env, nil, id, wait, f)
+}
+
+// withServerWith is withServer with the services built by opts.
+func withServerWith(ctx context.Context, env *Env, opts *core.ServiceOptions, id string, wait time.Duration, f func(*core.Services) int) int {
+	return withConfigsWith(ctx, env, opts, func(s *core.Services, cfgs []serverconf.Config) int {
 		i := slices.IndexFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id })
 		switch {
 		case i < 0:

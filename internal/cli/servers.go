@@ -248,7 +248,12 @@ func serversSetSecret(ctx context.Context, env *Env, id, name string) int {
 // withConfigs opens the core and runs f with the configured servers,
 // returning f's exit code, or 1, saying why, when either cannot be had.
 func withConfigs(ctx context.Context, env *Env, f func(s *core.Services, cfgs []serverconf.Config) int) int {
-	c, s, ok := openCore(ctx, env)
+	return withConfigsWith(ctx, env, nil, f)
+}
+
+// withConfigsWith is withConfigs with the services built by opts.
+func withConfigsWith(ctx context.Context, env *Env, opts *core.ServiceOptions, f func(s *core.Services, cfgs []serverconf.Config) int) int {
+	c, s, ok := openCoreWith(ctx, env, opts)
 	if !ok {
 		return 1
 	}

@@ -84,6 +84,14 @@ func settingsList(ctx context.Context, env *Env) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", st.name, v)
 	}
+	// "Allow all" (yolo) is shown, not set, here: it is turned on only in
+	// the window, where its warning is seen (ask --yolo is per run).
+	yolo, err := c.Store.Yolo(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "switchboard:", err)
+		return 1
+	}
+	fmt.Fprintf(tw, "allow-all\t%s\t(set in the window: Settings → Approvals)\n", onOff(yolo))
 	tw.Flush()
 	return 0
 }

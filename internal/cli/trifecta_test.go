@@ -55,7 +55,7 @@ func TestAskTrifectaGuard(t *testing.T) {
 	if code != 0 || !regexpLine(stdout, `notes\s+true\s+read-only,closed-world,marked-private`) || !regexpLine(stdout, `post\s+true\s+-\s`) {
 		t.Errorf("servers tools: %d\n%s%s", code, stdout, stderr)
 	}
-	if code, stdout, _ := run(t, dir, "", "settings"); code != 0 || !regexpLine(stdout, `^trifecta-guard\s+on$`) {
+	if code, stdout, _ := run(t, dir, "", "settings"); code != 0 || !regexpLine(stdout, `^trifecta-guard\s+on$`) || !regexpLine(stdout, `^allow-all\s+off\s`) {
 		t.Errorf("settings: %d\n%s", code, stdout)
 	}
 

@@ -41,6 +41,8 @@ type Services struct {
 	auth  *authorizer
 	// asks holds what servers ask of the user (elicitation, sampling).
 	asks *serverAsks
+	// views are the servers' views open in the window (appviews.go).
+	views *appViews
 }
 
 // ServiceOptions tune the services; nil means defaults.
@@ -108,7 +110,9 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.AuthHandler == nil {
 		mo.AuthHandler = authz.handler
 	}
-	s := &Services{store: c.Store, auth: authz, asks: newServerAsks(em, opts.Visible)}
+	s := &Services{store: c.Store, auth: authz, asks: newServerAsks(em, opts.Visible),
+		views: newAppViews(em, opts.OpenBrowser, c.Log.With("component", "appviews"))}
+	mo.Emitter = s.views.watch(mo.Emitter) // a view ends when its tool does
 	if mo.Elicit == nil {
 		mo.Elicit = s.asks.elicitHandler
 	}
@@ -232,6 +236,7 @@ func (s *Services) Close() error {
 	}
 	// Runs stop first (their tool calls are cancelled, partial replies
 	// saved), then pending approvals, then the servers.
+	s.views.close()
 	return errors.Join(s.Chat.Close(), s.Tasks.Close(), s.Broker.Close(), s.asks.Close(), s.Manager.Close())
 }
 

@@ -61,4 +61,10 @@
 // the SDK's own cache. Subscriptions are the Manager's, not the session's,
 // so they are renewed when a server reconnects; a server's updates and
 // list changes become events at most every notifyInterval.
+//
+// A tool may declare a view (MCP Apps, appui.go): a ui:// resource of one
+// HTML document, read bounded and checked (ReadUIResource) and kept for
+// the server's session. Servers are told views are shown only when
+// Options.AppViews says so; what a view may then do is decided by the
+// packages above (internal/appview, internal/core).
 package mcpconn

@@ -123,6 +123,7 @@ func (s *server) refreshTools(sess *session) time.Duration {
 	}
 	s.tools = tools
 	s.mu.Unlock()
+	s.m.ui.drop(s.id) // a changed tool may name a changed view
 	s.noteListing(listing)
 	s.m.rebuildRegistry()
 	s.emitTools()

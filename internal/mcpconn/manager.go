@@ -137,6 +137,13 @@ type Options struct {
 	// ClientName and ClientVersion identify Switchboard to servers; zero
 	// means "switchboard" and "dev".
 	ClientName, ClientVersion string
+
+	// AppViews advertises the MCP Apps extension (UIExtension, views of
+	// type UIMIMEType) to every server, which may then declare views for
+	// its tools. Set it only where a view can be shown: the window sets
+	// it, the command line only for its views commands. False (the
+	// default) advertises nothing, and servers send no views.
+	AppViews bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -216,6 +223,7 @@ type Manager struct {
 	regTools map[string][]Tool       // server ID -> its part of registry
 
 	res resourceState // subscriptions and notifications (resources.go)
+	ui  uiCache       // the views read, per server session (appui.go)
 }
 
 // NewManager returns a Manager; call Start to connect servers.
@@ -490,6 +498,7 @@ func (m *Manager) Remove(id string) error {
 	s.detachSession(nil)
 	s.stderr.Close()
 	m.forgetSubscriptions(id)
+	m.ui.drop(id)
 	return nil
 }
 

@@ -216,6 +216,9 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 	if m.opts.Sample != nil {
 		caps.Sampling = &mcp.SamplingCapabilities{Tools: &mcp.SamplingToolsCapabilities{}}
 	}
+	if m.opts.AppViews { // MCP Apps (appui.go)
+		caps.AddExtension(UIExtension, map[string]any{"mimeTypes": []any{UIMIMEType}})
+	}
 	if cfg.Transport != serverconf.TransportSSE {
 		caps.AddExtension(TasksExtension, map[string]any{})
 		if _, ok := transport.(*mcp.StreamableClientTransport); !ok {
@@ -248,6 +251,7 @@ func (m *Manager) dial(parent context.Context, cfg serverconf.Config, ring *logb
 			m.onResourceUpdated(cfg.ID, req.Params)
 		},
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			m.ui.drop(cfg.ID) // its views may have changed too
 			m.onListChanged(cfg.ID, EventResourcesChanged)
 		},
 		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {

@@ -54,6 +54,14 @@ type Tool struct {
 	// to a model, but stays callable for the server's view. False (the
 	// field absent) means visible to both.
 	AppOnly bool `json:"appOnly,omitempty"`
+	// UI is the view the tool declares (MCP Apps: _meta.ui.resourceUri, a
+	// ui:// resource); nil when it declares none (see appui.go).
+	UI *ToolUI `json:"ui,omitempty"`
+	// Visibility is the tool's _meta.ui.visibility, its known entries
+	// (VisibleToModel, VisibleToApp): nil when the tool sets none, which
+	// means both; empty (omitted in JSON, AppOnly then set) when it lists
+	// neither. ForApp reads it.
+	Visibility []string `json:"visibility,omitempty"`
 	// Fingerprint is serverconf.Fingerprint of the server's config: what
 	// approval grants are tied to.
 	Fingerprint string `json:"fingerprint,omitempty"`
@@ -94,6 +102,8 @@ type toolInfo struct {
 	sentIsSchema              bool
 	definitionHash            string
 	appOnly                   bool
+	ui                        *ToolUI  // its view; nil when none
+	visibility                []string // parseVisibility's
 	icons                     []Icon
 	// output is the output schema as sent (nil when none, or past
 	// maxSchemaBytes), which structured content is checked against.
@@ -103,6 +113,9 @@ type toolInfo struct {
 // size is about what ti holds in memory, for maxListingBytes.
 func (ti *toolInfo) size() int {
 	n := len(ti.name) + len(ti.title) + len(ti.description) + len(ti.schema) + len(ti.annotations) + iconsSize(ti.icons) + len(ti.output)
+	if ti.ui != nil {
+		n += len(ti.ui.ResourceURI)
+	}
 	if !ti.sentIsSchema {
 		n += len(ti.sent)
 	}
@@ -272,7 +285,9 @@ func (e examples) tools() string {
 // prepareTool bounds and cleans one listed tool. clipped reports a clipped
 // description, schemaNote why the schema was replaced (empty if it was not).
 func prepareTool(t *mcp.Tool) (ti toolInfo, clipped bool, schemaNote string) {
-	ti = toolInfo{name: t.Name, definitionHash: definitionHash(t), appOnly: appOnly(t.Meta), icons: keepIcons(t.Icons), output: sentSchema(t.OutputSchema)}
+	ui, vis := parseToolUI(t.Meta)
+	ti = toolInfo{name: t.Name, definitionHash: definitionHash(t), appOnly: appOnlyVisibility(vis), ui: ui, visibility: vis,
+		icons: keepIcons(t.Icons), output: sentSchema(t.OutputSchema)}
 	ti.title, _ = clipBytes(t.Title, maxTitleBytes)
 	if d, cut := clipBytes(t.Description, maxDescriptionBytes); cut {
 		ti.description = d + fmt.Sprintf("\n[description clipped: %s bytes, showing the first %s]",
@@ -296,27 +311,6 @@ func prepareTool(t *mcp.Tool) (ti toolInfo, clipped bool, schemaNote string) {
 	return ti, clipped, schemaNote
 }
 
-// appOnly reports whether a tool's _meta marks it for the server's view
-// only: the MCP Apps extension's _meta.ui.visibility, a list of "model" and
-// "app", without "model". An absent or unreadable visibility means both,
-// as the extension specifies.
-func appOnly(meta mcp.Meta) bool {
-	ui, ok := meta["ui"].(map[string]any)
-	if !ok {
-		return false
-	}
-	list, ok := ui["visibility"].([]any)
-	if !ok {
-		return false
-	}
-	for _, v := range list {
-		if v == "model" {
-			return false
-		}
-	}
-	return true
-}
-
 // clipBytes cuts s to at most max bytes on a character boundary, and
 // reports whether it did.
 func clipBytes(s string, max int) (string, bool) {
@@ -330,8 +324,15 @@ func clipBytes(s string, max int) (string, bool) {
 	return s[:cut], true
 }
 
-// definitionHash hashes what a tool is, as the server sent it.
+// definitionHash hashes what a tool is, as the server sent it. Its view
+// and visibility (MCP Apps) count: a tool allowed "always" from its view
+// while app-only must not then reach models unasked. A tool without them
+// hashes as before they counted.
 func definitionHash(t *mcp.Tool) string {
+	type view struct {
+		ResourceURI string   `json:"resourceUri,omitempty"`
+		Visibility  []string `json:"visibility"`
+	}
 	def := struct {
 		Name         string               `json:"name"`
 		Title        string               `json:"title,omitempty"`
@@ -339,7 +340,14 @@ func definitionHash(t *mcp.Tool) string {
 		InputSchema  any                  `json:"inputSchema,omitempty"`
 		OutputSchema any                  `json:"outputSchema,omitempty"`
 		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
-	}{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations}
+		UI           *view                `json:"ui,omitempty"`
+	}{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
+	if ui, vis := parseToolUI(t.Meta); ui != nil || vis != nil {
+		def.UI = &view{Visibility: vis}
+		if ui != nil {
+			def.UI.ResourceURI = ui.ResourceURI
+		}
+	}
 	data, err := json.Marshal(def)
 	if err != nil {
 		data = []byte(t.Name)
@@ -389,6 +397,7 @@ func (m *Manager) rebuildRegistry() {
 				Title: t.title, Description: t.description, InputSchema: t.schema, Schema: t.sent, Annotations: t.annotations,
 				Enabled: !slices.Contains(p.disabled, t.name), Fingerprint: p.fingerprint,
 				DefinitionHash: t.definitionHash, AppOnly: t.appOnly, Icons: t.icons, OutputSchema: t.output, Local: p.local,
+				UI: t.ui, Visibility: t.visibility,
 			}
 			list = append(list, tool)
 			byName[tool.Name] = k

@@ -189,6 +189,12 @@ ALTER TABLE messages ADD COLUMN attachments TEXT;  -- JSON []Attachment; NULL fo
 ALTER TABLE tool_calls ADD COLUMN legs INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX tool_calls_legs ON tool_calls(conversation_id) WHERE legs != 0;
 `,
+	// 9: a tool call records who asked for it: '' the model, 'view' the
+	// server's own view shown in the conversation (MCP Apps), whose calls
+	// belong to no message and are not the model's to see.
+	`
+ALTER TABLE tool_calls ADD COLUMN requested_by TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // LatestVersion is the schema version this build writes.

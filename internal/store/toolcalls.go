@@ -57,7 +57,14 @@ type ToolCall struct {
 	// (LegPrivate, LegUntrusted, LegOutbound, or'd), as classified when
 	// the call was made; zero when none.
 	Legs int `json:"-"`
+	// RequestedBy is RequestedByView for a call a server's view made (MCP
+	// Apps): it has no MessageID, and ToolCalls leaves it out (ViewCalls
+	// lists them). Empty for a model's call.
+	RequestedBy string `json:"requestedBy,omitempty"`
 }
+
+// RequestedByView is ToolCall.RequestedBy of a call a server's view made.
+const RequestedByView = "view"
 
 // The legs of the lethal trifecta, as ToolCall.Legs records them.
 const (
@@ -67,7 +74,7 @@ const (
 )
 
 const toolCallColumns = `id, call_id, conversation_id, message_id, server_id, server_name, tool, arguments, status,
-	decision, decided_by, result, is_error, error, requested_at, started_at, duration_ms, legs`
+	decision, decided_by, result, is_error, error, requested_at, started_at, duration_ms, legs, requested_by`
 
 // InsertToolCall records a requested call. An empty ID gets a new one; an
 // empty Status means CallPending; a zero RequestedAt means now.
@@ -87,9 +94,10 @@ func (s *Store) InsertToolCall(ctx context.Context, c ToolCall) (ToolCall, error
 	}
 	// started_at is NOT NULL in the first schema; 0 means "not started".
 	_, err := s.exec(ctx, nil, `INSERT INTO tool_calls(`+toolCallColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.CallID, c.ConversationID, msgID, c.ServerID, c.ServerName, c.Tool, c.Arguments, c.Status,
-		c.Decision, c.DecidedBy, nullJSON(c.Result), c.IsError, c.Error, millis(c.RequestedAt), millis(c.StartedAt), c.DurationMs, c.Legs)
+		c.Decision, c.DecidedBy, nullJSON(c.Result), c.IsError, c.Error, millis(c.RequestedAt), millis(c.StartedAt), c.DurationMs, c.Legs,
+		c.RequestedBy)
 	if err != nil {
 		return ToolCall{}, fmt.Errorf("recording tool call %s: %w", c.Tool, err)
 	}
@@ -167,10 +175,11 @@ func (s *Store) ToolCallRecord(ctx context.Context, id string) (ToolCall, error)
 	return c, err
 }
 
-// ToolCalls returns a conversation's tool-call records in the order they
-// were requested; messageID > 0 keeps only that message's.
+// ToolCalls returns the records of the tool calls a conversation's model
+// made, in the order they were requested; messageID > 0 keeps only that
+// message's. The calls of its views are left out (ViewCalls).
 func (s *Store) ToolCalls(ctx context.Context, convID string, messageID int64) ([]ToolCall, error) {
-	q := `SELECT ` + toolCallColumns + ` FROM tool_calls WHERE conversation_id = ?`
+	q := `SELECT ` + toolCallColumns + ` FROM tool_calls WHERE conversation_id = ? AND requested_by = ''`
 	args := []any{convID}
 	if messageID > 0 {
 		q += ` AND message_id = ?`
@@ -183,13 +192,29 @@ func (s *Store) ToolCalls(ctx context.Context, convID string, messageID int64) (
 	return collect(rows, scanToolCall)
 }
 
+// ViewCalls returns the records of the tool calls the views shown in a
+// conversation made (MCP Apps), in the order they were requested, at most
+// limit of the latest (limit <= 0: all).
+func (s *Store) ViewCalls(ctx context.Context, convID string, limit int) ([]ToolCall, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+toolCallColumns+` FROM tool_calls WHERE rowid IN (
+		SELECT rowid FROM tool_calls WHERE conversation_id = ? AND requested_by = ? ORDER BY requested_at DESC, rowid DESC LIMIT ?)
+		ORDER BY requested_at, rowid`, convID, RequestedByView, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading the view calls of %s: %w", convID, err)
+	}
+	return collect(rows, scanToolCall)
+}
+
 func scanToolCall(r scanner) (ToolCall, error) {
 	var c ToolCall
 	var msgID sql.NullInt64
 	var result sql.NullString
 	var requested, started int64
 	err := r.Scan(&c.ID, &c.CallID, &c.ConversationID, &msgID, &c.ServerID, &c.ServerName, &c.Tool, &c.Arguments,
-		&c.Status, &c.Decision, &c.DecidedBy, &result, &c.IsError, &c.Error, &requested, &started, &c.DurationMs, &c.Legs)
+		&c.Status, &c.Decision, &c.DecidedBy, &result, &c.IsError, &c.Error, &requested, &started, &c.DurationMs, &c.Legs, &c.RequestedBy)
 	if err != nil {
 		return ToolCall{}, err
 	}

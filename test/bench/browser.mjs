@@ -14,7 +14,17 @@
 //   {cmd: "provider", baseUrl}            saves the fake provider, reloads
 //   {cmd: "stream", tokens, every, marker, title, timeoutMs}
 //   {cmd: "open", title, other, marker, timeoutMs}
+//   {cmd: "server", config, tool, timeoutMs}   saves an MCP server, waits for tool
+//   {cmd: "conversations", titles, height} creates them, reloads, opens the first
+//   {cmd: "viewCall", convId, tool, n, timeoutMs}
+//   {cmd: "switch", title, timeoutMs}     opens another conversation; no view left
+//   {cmd: "measure"}                      GC, then the page's heap and nodes
+//   {cmd: "appLog", contains}             counts the app log's lines with each text
 //   {cmd: "quit"}
+//
+// Servers' views (MCP Apps) are found by data-testid=appview (data-view
+// is the view's id, data-state its state), as frontend/e2e/appviews.mjs
+// finds them; their frames by their URL (/mcp-view/<id>).
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -188,6 +198,162 @@ async function open({ title, other, marker, timeoutMs }) {
   return { clickAt, domAt: seen.at, paintAt: seen.paint, detectedBy: seen.by };
 }
 
+/** Saves an MCP server (unless saved) and waits until it is connected and lists tool. */
+async function server({ config, tool, timeoutMs }) {
+  await page.evaluate(async (c) => {
+    const list = await window.go.app.App.ListServers();
+    if (!list.some((s) => s.config.id === c.id)) await window.go.app.App.SaveServer(c);
+  }, config);
+  try {
+    await page.waitForFunction(async ({ id, tool }) => {
+      const v = (await window.go.app.App.ListServers()).find((s) => s.config.id === id);
+      return v?.status.state === 'connected' && v.tools.some((t) => t.name === tool && t.ui);
+    }, { id: config.id, tool }, { timeout: timeoutMs, polling: 250 });
+  } catch {
+    const v = await page.evaluate(async (id) => (await window.go.app.App.ListServers()).find((s) => s.config.id === id), config.id);
+    throw new Error(`the server ${config.id} did not connect with a tool ${tool} that has a view within ${timeoutMs} ms (status: ${JSON.stringify(v?.status)}, tools: ${JSON.stringify(v?.tools.map((t) => t.name))})`);
+  }
+  return {};
+}
+
+/**
+ * Creates conversations with these titles, reloads, opens the first;
+ * returns their ids. With height, the page is that tall from then on.
+ */
+async function conversations({ titles, height }) {
+  if (height) await page.setViewportSize({ width: 1200, height });
+  const ids = await page.evaluate(async (titles) => {
+    const out = [];
+    for (const t of titles) {
+      const c = await window.go.app.App.NewConversation('fake', 'm');
+      await window.go.app.App.RenameConversation(c.id, t);
+      out.push(c.id);
+    }
+    return out;
+  }, titles);
+  await load();
+  await openByTitle(titles[0]);
+  await page.waitForTimeout(300);
+  return { ids };
+}
+
+/** Scrolls the message list to its end, where a user who sends a message is. */
+const toBottom = () => page.evaluate(() => {
+  const l = document.querySelector('[data-testid=message-list]');
+  if (l) l.scrollTop = l.scrollHeight;
+});
+
+/** The views in the page: id and state of each. */
+const viewsInPage = () => page.evaluate(() => [...document.querySelectorAll('[data-testid=appview]')].map((e) => ({ id: e.dataset.view, state: e.dataset.state })));
+
+/** The approvals viewCall decided. */
+const decided = new Set();
+
+/**
+ * Sends "use tool TOOL {} (call n)", allows the call once (a bound
+ * method, as the approval dialog does), and waits until a new view is
+ * ready and shows the time, and the reply after the result is stored.
+ */
+async function viewCall({ convId, tool, n, timeoutMs }) {
+  const before = new Set((await viewsInPage()).map((v) => v.id));
+  await toBottom();
+  const startedAt = Date.now();
+  await page.evaluate(({ id, text }) => window.go.app.App.Send(id, text, []), { id: convId, text: `use tool ${tool} {} (call ${n})` });
+  // A request just decided can still be listed for a moment: skip those.
+  for (;;) {
+    if (Date.now() > startedAt + timeoutMs) throw new Error(`call ${n}: no approval was asked for within ${timeoutMs} ms`);
+    const pending = await page.evaluate(() => window.go.app.App.PendingApprovals());
+    const req = pending.find((r) => r.conversationId === convId && r.id && !decided.has(r.id));
+    if (req) {
+      decided.add(req.id);
+      await page.evaluate((rid) => window.go.app.App.DecideApproval(rid, 'allow_once'), req.id);
+      break;
+    }
+    await page.waitForTimeout(50);
+  }
+  const handle = await page.waitForFunction((before) => {
+    const v = [...document.querySelectorAll('[data-testid=appview]')].find((e) => e.dataset.view && !before.includes(e.dataset.view));
+    return v?.dataset.state === 'ready' && v.dataset.view;
+  }, [...before], { timeout: timeoutMs, polling: 100 }).catch(async () => {
+    const cards = await page.evaluate(() => [...document.querySelectorAll('[data-testid=toolcall]')].slice(-2).map((c) => ({
+      status: c.dataset.status, shut: c.querySelector('[data-testid=appview-shut]')?.dataset.state, note: c.querySelector('[data-testid=appview-note]')?.textContent,
+      text: c.textContent.replace(/\s+/g, ' ').slice(0, 200) })));
+    await page.screenshot({ path: join(root, 'test-results', 'bench-views-failed.png') }).catch(() => {});
+    throw new Error(`call ${n}: no new view became ready within ${timeoutMs} ms (views: ${JSON.stringify(await viewsInPage())}; last cards: ${JSON.stringify(cards)})`);
+  });
+  const viewId = await handle.jsonValue();
+  // The view itself shows the time the tool returned (its frame may be
+  // in another process; the locator finds it there).
+  const time = page.locator(`[data-testid=appview][data-view="${viewId}"] [data-testid=appview-frame]`).contentFrame().locator('#server-time');
+  const deadline = startedAt + timeoutMs;
+  let shown = '';
+  while (!/\d{1,2}:\d{2}/.test(shown)) {
+    if (Date.now() > deadline) throw new Error(`call ${n}: the view ${viewId} never showed the time (it shows "${shown}")`);
+    shown = (await time.textContent({ timeout: Math.max(deadline - Date.now(), 1) }).catch(() => '')) ?? '';
+    if (!/\d{1,2}:\d{2}/.test(shown)) await page.waitForTimeout(100);
+  }
+  await page.waitForFunction(async ({ id, n }) => {
+    const ms = await window.go.app.App.GetMessages(id, 0, 3);
+    const last = ms[ms.length - 1];
+    return last?.role === 'assistant' && last.status !== 'streaming' && last.content.includes(`(call ${n})`);
+  }, { id: convId, n }, { timeout: timeoutMs, polling: 100 }).catch(() => { throw new Error(`call ${n}: the reply after the tool's result never ended`); });
+  const tookMs = Date.now() - startedAt;
+  const listHeight = await page.evaluate(() => document.querySelector('[data-testid=message-list]')?.scrollHeight ?? 0);
+  return { viewId, tookMs, views: await viewsInPage(), listHeight };
+}
+
+/** Opens another conversation and waits until no view is left in the page. */
+async function switchTo({ title, timeoutMs }) {
+  await openByTitle(title);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=appview], iframe[src^="/mcp-view/"]'), null, { timeout: timeoutMs, polling: 100 })
+    .catch(async () => { throw new Error(`views were left in the page after opening "${title}": ${JSON.stringify(await viewsInPage())}`); });
+  return {};
+}
+
+let cdp = null;
+/**
+ * Forces garbage collection in the page and in every frame that runs in
+ * a process of its own (twice: a first pass can leave what finalizers
+ * free), then reads the page's JS heap and node counts.
+ */
+async function measure() {
+  if (!cdp) {
+    cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+  }
+  const frames = [];
+  for (const f of page.frames()) {
+    if (f === page.mainFrame()) continue;
+    try {
+      frames.push(await page.context().newCDPSession(f));
+    } catch {} // in the page's own process: the page's GC covers it
+  }
+  for (let i = 0; i < 2; i++) {
+    await cdp.send('HeapProfiler.collectGarbage');
+    for (const s of frames) await s.send('HeapProfiler.collectGarbage').catch(() => {});
+  }
+  for (const s of frames) await s.detach().catch(() => {});
+  await page.waitForTimeout(300);
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+  const dom = await page.evaluate(() => {
+    let n = 0;
+    const w = document.createTreeWalker(document, NodeFilter.SHOW_ALL);
+    while (w.nextNode()) n++;
+    return n;
+  });
+  return {
+    jsHeapUsed: m.JSHeapUsedSize, jsHeapTotal: m.JSHeapTotalSize, nodesInProcess: m.Nodes, documents: m.Documents, frames: m.Frames,
+    domNodes: dom, outOfProcessFrames: frames.length, views: await viewsInPage(),
+  };
+}
+
+/** Counts the app log's lines that contain each text. */
+async function appLog({ contains }) {
+  const lines = await page.evaluate(() => window.go.app.App.AppLogs(0, 0));
+  return { counts: contains.map((c) => lines.filter((l) => l.text.includes(c)).length) };
+}
+
 try {
   await load();
   reply({ ok: true, ready: true });
@@ -212,6 +378,24 @@ for await (const line of createInterface({ input: process.stdin })) {
         break;
       case 'open':
         reply({ ok: true, ...(await open(c)), pageErrors: pageErrors.splice(0) });
+        break;
+      case 'server':
+        reply({ ok: true, ...(await server(c)) });
+        break;
+      case 'conversations':
+        reply({ ok: true, ...(await conversations(c)), pageErrors: pageErrors.splice(0) });
+        break;
+      case 'viewCall':
+        reply({ ok: true, ...(await viewCall(c)), pageErrors: pageErrors.splice(0) });
+        break;
+      case 'switch':
+        reply({ ok: true, ...(await switchTo(c)), pageErrors: pageErrors.splice(0) });
+        break;
+      case 'measure':
+        reply({ ok: true, ...(await measure()) });
+        break;
+      case 'appLog':
+        reply({ ok: true, ...(await appLog(c)) });
         break;
       case 'quit':
         await browser.close();

@@ -18,6 +18,7 @@
 //	startup   startup_ratio and memory_ratio: the release window against a minimal Wails window under Xvfb
 //	stream    stream_lag_ms, stream_lost_chars: 20,000 tokens through the dev binary into Chromium
 //	open      open10k_ms: a 10,000-message conversation opened in Chromium (store-level when the UI cannot)
+//	views     views_*: memory of one conversation with ten, then twenty servers' views (MCP Apps), then none, in Chromium
 //	toolcall  toolcall_overhead_us: BenchmarkToolCallOverhead in internal/chat
 //	connect   connect10_ratio and shutdown10_ms: ten Node stdio servers through mcpconn
 //	search    search_p95_ms: store.Search over 100,000 messages
@@ -50,7 +51,7 @@ type config struct {
 	verbose bool
 }
 
-var groups = []string{"binary", "search", "toolcall", "connect", "startup", "stream", "open"}
+var groups = []string{"binary", "search", "toolcall", "connect", "startup", "stream", "open", "views"}
 
 func main() {
 	runs := flag.Int("runs", 5, "runs per figure taken as a median (at least 5 for the window figures)")
@@ -130,6 +131,8 @@ func main() {
 				benchStream(cfg, rep)
 			case "open":
 				benchOpen(cfg, rep)
+			case "views":
+				benchViews(cfg, rep)
 			}
 		}()
 		fmt.Fprintf(os.Stderr, "bench: %s took %s\n", g, time.Since(start).Round(100*time.Millisecond))

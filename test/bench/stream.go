@@ -30,6 +30,10 @@ type uiSession struct {
 	in      io.WriteCloser
 	replies chan map[string]any
 	out     *syncBuffer
+	// base is the dev server's address (http://127.0.0.1:port), and
+	// cookie what lets a request through its gate.
+	base   string
+	cookie *http.Cookie
 }
 
 type syncBuffer struct {
@@ -78,7 +82,8 @@ func startUI(cfg *config, dir string) (*uiSession, error) {
 	}
 	cmd := exec.Command(cfg.devBin, "-devserver", fmt.Sprintf("127.0.0.1:%d", port), "-assetdir", filepath.Join(cfg.root, "frontend/dist"), "-loglevel", "Warning")
 	// The dev build's gate lets in only a page that brings the run's token.
-	token := rand.Text()
+	token := rand.Text() + rand.Text() // the gate wants at least 32 characters; rand.Text gives 26
+	s.base, s.cookie = fmt.Sprintf("http://127.0.0.1:%d", port), &http.Cookie{Name: fmt.Sprintf("switchboard_dev_%d", port), Value: token}
 	cmd.Env = append(appEnv(dir, d.name), "SWITCHBOARD_DEV_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	if s.backend, err = startProc(cmd); err != nil {

@@ -27,6 +27,7 @@ export const Events = {
 	resourceUpdated: "resource:updated",
 	resourcesChanged: "resources:changed",
 	promptsChanged: "prompts:changed",
+	appViewClosed: "appview:closed",
 } as const;
 
 /** The payload each event carries. */

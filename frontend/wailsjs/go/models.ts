@@ -29,6 +29,7 @@ export namespace app {
 	    "resource:updated": mcpconn.ResourceUpdated;
 	    "resources:changed": mcpconn.ListChanged;
 	    "prompts:changed": mcpconn.ListChanged;
+	    "appview:closed": core.AppViewClosed;
 	}
 	export interface Info {
 	    version: string;
@@ -106,6 +107,7 @@ export namespace approval {
 	    previousDescription?: string;
 	    previousInputSchema?: unknown;
 	    guard?: Guard;
+	    requestedBy?: string;
 	}
 	export interface Resolution {
 	    id: string;
@@ -211,6 +213,22 @@ export namespace chat {
 
 export namespace core {
 	
+	export interface AppView {
+	    id: string;
+	    url: string;
+	    serverId: string;
+	    serverName: string;
+	    tool: string;
+	    resourceUri: string;
+	    csp: string;
+	    allow: string;
+	    prefersBorder: boolean;
+	    externalDomains: string[];
+	}
+	export interface AppViewClosed {
+	    viewId: string;
+	    reason: string;
+	}
 	export interface PreviewPart {
 	    uri: string;
 	    mimeType?: string;
@@ -433,6 +451,18 @@ export namespace mcpconn {
 	    mimeType?: string;
 	    size?: number;
 	}
+	export interface ResourceContent {
+	    uri: string;
+	    mimeType?: string;
+	    text?: string;
+	    blob?: string;
+	    binary?: boolean;
+	}
+	export interface ResourceContents {
+	    serverId: string;
+	    uri: string;
+	    contents: ResourceContent[];
+	}
 	export interface ResourceTemplate {
 	    uriTemplate: string;
 	    name: string;
@@ -498,6 +528,10 @@ export namespace mcpconn {
 	
 	
 	
+	export interface ToolUI {
+	    resourceUri: string;
+	    visibility?: string[];
+	}
 	export interface Tool {
 	    name: string;
 	    serverId: string;
@@ -512,10 +546,13 @@ export namespace mcpconn {
 	    outputSchema?: unknown;
 	    enabled: boolean;
 	    appOnly?: boolean;
+	    ui?: ToolUI;
+	    visibility?: string[];
 	    fingerprint?: string;
 	    definitionHash?: string;
 	    local?: boolean;
 	}
+	
 	export interface ToolsEvent {
 	    serverId: string;
 	    tools: Tool[];
@@ -782,6 +819,7 @@ export namespace store {
 	    requestedAt: string;
 	    startedAt?: string;
 	    durationMs: number;
+	    requestedBy?: string;
 	}
 
 }

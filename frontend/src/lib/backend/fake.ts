@@ -3,6 +3,7 @@
 import type { Backend, Unsubscribe } from './index';
 import type { EventName, EventPayloads } from './events';
 import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
+import type { AppView, ResourceContents, ToolResult } from './types';
 import { isSelected, toolKey } from '../stores/toolselection';
 import type {
   ApprovalRequest,
@@ -565,6 +566,57 @@ export class FakeBackend implements Backend {
   windowVisible(visible: boolean) {
     return this.rec('windowVisible', [visible], () => {
       this.visible = visible;
+    });
+  }
+
+  // ---- servers' views (MCP Apps) ----
+
+  /** The views open now (openAppView adds one, closeAppView removes it), by id. */
+  openViews = new Map<string, AppView>();
+  /** appViewCallTool's results, by tool name; a tool missing here is refused, as Go refuses one not for views. */
+  viewToolResults: Record<string, ToolResult> = {};
+  /** appViewReadResource's answers, by URI; a URI missing here is not found. */
+  viewResources: Record<string, ResourceContents> = {};
+
+  /** As Go does: a view only for a tool of a listed server that declares one. */
+  openAppView(conversationId: string, serverId: string, tool: string) {
+    return this.rec('openAppView', [conversationId, serverId, tool], (): AppView => {
+      const s = this.servers.find((x) => x.config.id === serverId);
+      const t = s?.tools.find((x) => x.originalName === tool);
+      if (!s || !t?.ui) throw new Error(`${tool} of ${serverId} declares no view`);
+      const id = `view${this.nextId++}`;
+      const v: AppView = {
+        id, url: `/mcp-view/${id}`, serverId, serverName: s.config.name, tool, resourceUri: t.ui.resourceUri,
+        csp: "default-src 'none'; script-src 'self' 'unsafe-inline'", allow: '', prefersBorder: true, externalDomains: [],
+      };
+      this.openViews.set(id, v);
+      return structuredClone(v);
+    });
+  }
+  appViewCallTool(viewId: string, tool: string, args: Record<string, unknown>) {
+    return this.rec('appViewCallTool', [viewId, tool, args], (): ToolResult => {
+      if (!this.openViews.has(viewId)) throw new Error('the view is closed; open it again from its tool call');
+      const r = this.viewToolResults[tool];
+      if (!r) throw new Error(`refused to the view: ${tool} is not a tool of its server that views may call`);
+      return structuredClone(r);
+    });
+  }
+  appViewReadResource(viewId: string, uri: string) {
+    return this.rec('appViewReadResource', [viewId, uri], (): ResourceContents => {
+      if (!this.openViews.has(viewId)) throw new Error('the view is closed; open it again from its tool call');
+      const r = this.viewResources[uri];
+      if (!r) throw new Error(`reading ${uri}: Resource ${uri} not found (MCP error -32002)`);
+      return structuredClone(r);
+    });
+  }
+  appViewOpenLink(viewId: string, url: string) {
+    return this.rec('appViewOpenLink', [viewId, url], () => {
+      if (!/^https?:\/\//i.test(url)) throw new Error('refused to the view: only http and https links open');
+    });
+  }
+  closeAppView(viewId: string) {
+    return this.rec('closeAppView', [viewId], () => {
+      this.openViews.delete(viewId);
     });
   }
 

@@ -40,6 +40,7 @@ import type {
 } from './types';
 import type { EventName, EventPayloads } from './events';
 import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
+import type { AppView, ResourceContents, ToolResult } from './types';
 import * as App from '../../../wailsjs/go/app/App';
 import { EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 
@@ -171,6 +172,17 @@ export interface Backend {
   /** Says whether the page is visible: servers may ask the user for anything only then. */
   windowVisible(visible: boolean): Promise<void>;
 
+  // servers' views (MCP Apps)
+  /** Opens the view a server's tool (its own name) declares, for a card of the conversation. */
+  openAppView(conversationId: string, serverId: string, tool: string): Promise<AppView>;
+  /** A view's tools/call: its own server's tools for views only, each approved by the user (the modal says the view asks). */
+  appViewCallTool(viewId: string, tool: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** A view's resources/read, of its own server. */
+  appViewReadResource(viewId: string, uri: string): Promise<ResourceContents>;
+  /** Opens an http(s) link a view asked for; call only after the user said yes. */
+  appViewOpenLink(viewId: string, url: string): Promise<void>;
+  closeAppView(viewId: string): Promise<void>;
+
   /** Subscribes to a backend event; call the returned function to stop. */
   on<K extends EventName>(event: K, handler: (payload: EventPayloads[K]) => void): Unsubscribe;
 }
@@ -287,6 +299,12 @@ export const wails: Backend = {
   pendingSamplings: () => call('PendingSamplings', App.PendingSamplings),
   answerSampling: (id, decision) => call('AnswerSampling', () => App.AnswerSampling(id, decision)),
   windowVisible: (visible) => call('WindowVisible', () => App.WindowVisible(visible)),
+
+  openAppView: (conversationId, serverId, tool) => call('OpenAppView', () => App.OpenAppView(conversationId, serverId, tool)),
+  appViewCallTool: (viewId, tool, args) => call('AppViewCallTool', () => App.AppViewCallTool(viewId, tool, args)),
+  appViewReadResource: (viewId, uri) => call('AppViewReadResource', () => App.AppViewReadResource(viewId, uri)),
+  appViewOpenLink: (viewId, url) => call('AppViewOpenLink', () => App.AppViewOpenLink(viewId, url)),
+  closeAppView: (viewId) => call('CloseAppView', () => App.CloseAppView(viewId)),
 
   on(event, handler) {
     if (!(window as unknown as { runtime?: object }).runtime) return () => {};

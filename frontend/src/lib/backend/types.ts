@@ -132,6 +132,17 @@ export type PromptUse = core.PromptUse;
 export type CompletionRef = mcpconn.CompletionRef;
 export type Completion = mcpconn.Completion;
 
+// ---- servers' views (MCP Apps) -------------------------------------------------------
+/** A server's view opened for a tool-call card: where to load it and how to frame it. */
+export type AppView = core.AppView;
+/** Go ended a view on its own (server gone, tool changed, expired, too many). */
+export type AppViewClosed = core.AppViewClosed;
+/** The view a tool declares (_meta.ui). */
+export type ToolUI = mcpconn.ToolUI;
+/** A resource as read: its parts, text or base64. */
+export type ResourceContents = mcpconn.ResourceContents;
+export type ResourceContent = mcpconn.ResourceContent;
+
 // ---- what servers ask of the user (elicitation, sampling) ---------------------------
 import type { asks, elicit, sampling } from '../../../wailsjs/go/models';
 /** How a server's request ended: answered, expired, cancelled (the server stopped waiting) or refused (never shown). */

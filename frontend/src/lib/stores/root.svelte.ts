@@ -7,6 +7,7 @@ import type { Schedule } from '../frame';
 import { linkNeedsConfirm } from '../links';
 import { AppStore } from './app.svelte';
 import { ApprovalsStore } from './approvals.svelte';
+import { AppViewsStore } from './appviews.svelte';
 import { ElicitationsStore, SamplingsStore, reportVisibility } from './asks.svelte';
 import { AttachmentsStore } from './attachments.svelte';
 import { ChatStore } from './chat.svelte';
@@ -39,6 +40,8 @@ export class Stores {
   readonly resources: ResourcesStore;
   /** MCP servers' prompts, for the composer's "/". */
   readonly prompts: PromptsStore;
+  /** Servers' views (MCP Apps) shown in tool-call cards. */
+  readonly appviews: AppViewsStore;
   readonly ui = new UiStore();
   #needsSetup = $state(false);
   #notice = $state('');
@@ -62,6 +65,7 @@ export class Stores {
     this.chat = new ChatStore(backend, this.conversations, {
       schedule: opts.schedule,
     });
+    this.appviews = new AppViewsStore(backend, () => this.chat.conversationId);
   }
 
   /** True when the app started with no provider: the first-start setup shows until it ends. */
@@ -89,6 +93,7 @@ export class Stores {
     this.resources.start();
     this.prompts.start();
     this.chat.start();
+    this.appviews.start();
     await this.app.load();
     if (this.app.state !== 'ready' || this.app.fatal) return;
     this.#stopVisibility ??= reportVisibility(this.backend);
@@ -196,6 +201,7 @@ export class Stores {
     this.resources.dispose();
     this.prompts.dispose();
     this.chat.dispose();
+    this.appviews.dispose();
     this.conversations.dispose();
   }
 }

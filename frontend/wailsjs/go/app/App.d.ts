@@ -22,6 +22,12 @@ export function AnswerSampling(arg1:string,arg2:sampling.Decision):Promise<void>
 
 export function AppLogs(arg1:number,arg2:number):Promise<Array<logbuf.Line>>;
 
+export function AppViewCallTool(arg1:string,arg2:string,arg3:Record<string, any>):Promise<mcpconn.Result>;
+
+export function AppViewOpenLink(arg1:string,arg2:string):Promise<void>;
+
+export function AppViewReadResource(arg1:string,arg2:string):Promise<mcpconn.ResourceContents>;
+
 export function AppendPrompt(arg1:string,arg2:mcpconn.PromptResult):Promise<Array<store.Message>>;
 
 export function ApprovalPolicy():Promise<approval.Policy>;
@@ -37,6 +43,8 @@ export function AuthorizeServer(arg1:string):Promise<void>;
 export function CancelAuthorize(arg1:string):Promise<void>;
 
 export function CancelTask(arg1:string):Promise<void>;
+
+export function CloseAppView(arg1:string):Promise<void>;
 
 export function CompleteArgument(arg1:string,arg2:mcpconn.CompletionRef,arg3:string,arg4:string,arg5:Record<string, string>):Promise<mcpconn.Completion>;
 
@@ -89,6 +97,8 @@ export function ListServers():Promise<Array<servers.View>>;
 export function ListTasks(arg1:string,arg2:boolean):Promise<Array<store.Task>>;
 
 export function NewConversation(arg1:string,arg2:string):Promise<store.Conversation>;
+
+export function OpenAppView(arg1:string,arg2:string,arg3:string):Promise<core.AppView>;
 
 export function OpenURL(arg1:string):Promise<void>;
 

@@ -18,6 +18,18 @@ export function AppLogs(arg1, arg2) {
   return window['go']['app']['App']['AppLogs'](arg1, arg2);
 }
 
+export function AppViewCallTool(arg1, arg2, arg3) {
+  return window['go']['app']['App']['AppViewCallTool'](arg1, arg2, arg3);
+}
+
+export function AppViewOpenLink(arg1, arg2) {
+  return window['go']['app']['App']['AppViewOpenLink'](arg1, arg2);
+}
+
+export function AppViewReadResource(arg1, arg2) {
+  return window['go']['app']['App']['AppViewReadResource'](arg1, arg2);
+}
+
 export function AppendPrompt(arg1, arg2) {
   return window['go']['app']['App']['AppendPrompt'](arg1, arg2);
 }
@@ -48,6 +60,10 @@ export function CancelAuthorize(arg1) {
 
 export function CancelTask(arg1) {
   return window['go']['app']['App']['CancelTask'](arg1);
+}
+
+export function CloseAppView(arg1) {
+  return window['go']['app']['App']['CloseAppView'](arg1);
 }
 
 export function CompleteArgument(arg1, arg2, arg3, arg4, arg5) {
@@ -152,6 +168,10 @@ export function ListTasks(arg1, arg2) {
 
 export function NewConversation(arg1, arg2) {
   return window['go']['app']['App']['NewConversation'](arg1, arg2);
+}
+
+export function OpenAppView(arg1, arg2, arg3) {
+  return window['go']['app']['App']['OpenAppView'](arg1, arg2, arg3);
 }
 
 export function OpenURL(arg1) {

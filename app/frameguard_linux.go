@@ -1,0 +1,200 @@
+//go:build linux && (production || dev) && !bindings
+
+package app
+
+/*
+#cgo linux pkg-config: gtk+-3.0
+#cgo !webkit2_41 pkg-config: webkit2gtk-4.0
+#cgo webkit2_41 pkg-config: webkit2gtk-4.1
+#include <gtk/gtk.h>
+#include <webkit2/webkit2.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Wails' own entry for a message from the page (its linux package exports
+// it). Weak, so this package links on its own; sbg_install checks it is
+// there.
+extern void processBindingMessage(char *, char *) __attribute__((weak));
+extern void frameGuardDone(int, int);
+extern void frameGuardRefused(size_t);
+
+static char *sbg_key = NULL;
+static size_t sbg_key_len = 0;
+static char *sbg_script = NULL;
+
+// sbg_has_key compares in constant time: a frame learns nothing from how
+// long a wrong key takes.
+static int sbg_has_key(const char *msg, size_t len) {
+	if (len < sbg_key_len) return 0;
+	unsigned char d = 0;
+	for (size_t i = 0; i < sbg_key_len; i++) d |= (unsigned char)(msg[i] ^ sbg_key[i]);
+	return d == 0;
+}
+
+static void sbg_on_message(WebKitUserContentManager *m, WebKitJavascriptResult *r, gpointer data) {
+	WebKitWebView *wv = WEBKIT_WEB_VIEW(data);
+	char *msg = jsc_value_to_string(webkit_javascript_result_get_js_value(r));
+	if (!msg) return;
+	size_t len = strlen(msg);
+	if (sbg_has_key(msg, len)) {
+		const char *uri = webkit_web_view_get_uri(wv);
+		char *u = g_strdup(uri ? uri : "");
+		processBindingMessage(msg + sbg_key_len, u);
+		g_free(u);
+	} else {
+		frameGuardRefused(len);
+	}
+	g_free(msg);
+}
+
+static GtkWidget *sbg_find_webview(GtkWidget *w) {
+	if (WEBKIT_IS_WEB_VIEW(w)) return w;
+	if (!GTK_IS_CONTAINER(w)) return NULL;
+	GList *children = gtk_container_get_children(GTK_CONTAINER(w));
+	GtkWidget *found = NULL;
+	for (GList *l = children; l && !found; l = l->next) found = sbg_find_webview(GTK_WIDGET(l->data));
+	g_list_free(children);
+	return found;
+}
+
+// sbg_install runs on GTK's main thread: it finds the window's web view,
+// blocks Wails' handler of the "external" messages, connects sbg_on_message
+// in its place, and adds the script that gives the top frame the key.
+static gboolean sbg_install(gpointer unused) {
+	GtkWidget *wv = NULL;
+	GList *tops = gtk_window_list_toplevels();
+	for (GList *l = tops; l && !wv; l = l->next) wv = sbg_find_webview(GTK_WIDGET(l->data));
+	g_list_free(tops);
+	if (!wv) { frameGuardDone(1, 0); return G_SOURCE_REMOVE; }
+	if (!processBindingMessage) { frameGuardDone(2, 0); return G_SOURCE_REMOVE; }
+	WebKitUserContentManager *m = webkit_web_view_get_user_content_manager(WEBKIT_WEB_VIEW(wv));
+	guint sig = g_signal_lookup("script-message-received", WEBKIT_TYPE_USER_CONTENT_MANAGER);
+	GQuark detail = g_quark_from_string("external");
+	int blocked = 0;
+	gulong id;
+	while ((id = g_signal_handler_find(m, G_SIGNAL_MATCH_ID | G_SIGNAL_MATCH_DETAIL | G_SIGNAL_MATCH_UNBLOCKED, sig, detail, NULL, NULL, NULL)) != 0) {
+		g_signal_handler_block(m, id);
+		blocked++;
+	}
+	if (blocked != 1) { frameGuardDone(3, blocked); return G_SOURCE_REMOVE; }
+	WebKitUserScript *s = webkit_user_script_new(sbg_script, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
+	webkit_user_content_manager_add_script(m, s);
+	webkit_user_script_unref(s);
+	g_signal_connect(m, "script-message-received::external", G_CALLBACK(sbg_on_message), wv);
+	frameGuardDone(0, blocked);
+	return G_SOURCE_REMOVE;
+}
+
+static void sbg_schedule(char *key, char *script) {
+	sbg_key = key;
+	sbg_key_len = strlen(key);
+	sbg_script = script;
+	g_idle_add(sbg_install, NULL);
+}
+*/
+import "C"
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// On Linux, WebKitGTK gives every frame of the page, a server's view in its
+// sandboxed iframe included, the message handler Wails' bindings use
+// (window.webkit.messageHandlers.external), and Wails checks the origin of
+// the main frame's URI, not of the frame that sent the message. A view
+// could call any bound method. So the window's handler is replaced: a
+// script WebKit runs in the top frame only, before the page's own, wraps
+// window.WailsInvoke to put a random key in front of every message, and
+// only messages that start with the key reach Wails (without it). A frame
+// cannot read the top frame's script (its origin differs), so it cannot
+// learn the key; its messages are refused and counted.
+
+var frameGuard struct {
+	once     sync.Once
+	done     chan struct{}
+	err      error
+	refused  atomic.Int64
+	onRefuse atomic.Pointer[func(n int64, size int)]
+}
+
+// guardTimeout bounds the wait for GTK's main loop to run the install.
+const guardTimeout = 10 * time.Second
+
+// guardFrames puts the key in place, once; every later call returns the
+// first one's result. It must run before the app's page is served (the
+// asset Middleware calls it for "/"), so the page's first message carries
+// the key.
+func guardFrames() error {
+	frameGuard.once.Do(func() {
+		frameGuard.done = make(chan struct{})
+		key := make([]byte, 24)
+		rand.Read(key)
+		k := "sbk" + hex.EncodeToString(key) + ":"
+		// WailsInvoke is made an accessor that ignores writes, so Wails'
+		// ipc.js, which assigns its own later, keeps this one.
+		script := fmt.Sprintf(`(() => {
+  const h = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.external;
+  if (!h) return;
+  const post = h.postMessage.bind(h);
+  const invoke = (m) => post(%q + m);
+  Object.defineProperty(window, "WailsInvoke", { get: () => invoke, set: () => {}, configurable: false });
+})();`, k)
+		C.sbg_schedule(C.CString(k), C.CString(script)) // kept for the process's life
+		select {
+		case <-frameGuard.done:
+		case <-time.After(guardTimeout):
+			frameGuard.err = errors.New("the window's frame guard was not installed in time")
+		}
+	})
+	return frameGuard.err
+}
+
+// framesGuarded reports whether a frame inside the window is kept from the
+// app's bindings: here, whether guardFrames succeeded.
+func framesGuarded() bool {
+	if frameGuard.done == nil {
+		return false
+	}
+	select {
+	case <-frameGuard.done:
+		return frameGuard.err == nil
+	default:
+		return false
+	}
+}
+
+// canGuardFrames reports whether this build keeps frames from the
+// bindings: this one does, once guardFrames has run.
+func canGuardFrames() bool { return true }
+
+// onFrameRefused sets what is called (off GTK's thread) for a refused
+// message.
+func onFrameRefused(f func(n int64, size int)) { frameGuard.onRefuse.Store(&f) }
+
+//export frameGuardDone
+func frameGuardDone(code, blocked C.int) {
+	switch code {
+	case 0:
+	case 1:
+		frameGuard.err = errors.New("the window's web view was not found")
+	case 2:
+		frameGuard.err = errors.New("this build's Wails has no binding entry to forward to")
+	default:
+		frameGuard.err = fmt.Errorf("expected one Wails message handler to replace, found %d", int(blocked))
+	}
+	close(frameGuard.done)
+}
+
+//export frameGuardRefused
+func frameGuardRefused(size C.size_t) {
+	n := frameGuard.refused.Add(1)
+	if f := frameGuard.onRefuse.Load(); f != nil {
+		go (*f)(n, int(size))
+	}
+}
