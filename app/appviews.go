@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/switchboard-app/switchboard/internal/appview"
 	"github.com/switchboard-app/switchboard/internal/core"
@@ -105,9 +106,27 @@ func (a *App) viewMiddleware(next http.Handler) http.Handler {
 // logs frames' refused messages: a view trying the app's bindings.
 func (a *App) guardFramesOnce() {
 	a.guardOnce.Do(func() {
+		// A frame's message to the bindings is a view gone hostile (no
+		// view needs them): every view is ended, since which one it was
+		// cannot be told.
+		var logged atomic.Int64
 		onFrameRefused(func(n int64, size int) {
-			if n <= 5 || n%100 == 0 {
+			if logged.Add(1) <= 5 || n%100 == 0 {
 				a.core.Log.Warn("refused a message from a frame inside the window: only the app's own page may call it", "refused", n, "bytes", size)
+			}
+			if svc, err := a.services(); err == nil {
+				if ended := svc.EndAppViews("a view tried to reach the app itself, so every view was stopped"); ended > 0 {
+					a.core.Log.Warn("stopped every view after a frame's message to the bindings", "views", ended)
+				}
+			}
+		})
+		var navLogged atomic.Int64
+		onFrameNavigation(func(uri string) bool {
+			svc, err := a.services()
+			return err == nil && svc.AppViewFrameAllowed(uri)
+		}, func(uri string) {
+			if navLogged.Add(1) <= 20 {
+				a.core.Log.Warn("refused a navigation inside the window: a view may load only what it declared", "url", clip(uri, 200))
 			}
 		})
 		if err := guardFrames(); err != nil {
@@ -116,4 +135,12 @@ func (a *App) guardFramesOnce() {
 			a.core.Log.Info("frame guard in place: only the app's page reaches its bindings")
 		}
 	})
+}
+
+// clip cuts s to at most n bytes for a log line.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

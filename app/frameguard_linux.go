@@ -17,6 +17,7 @@ package app
 extern void processBindingMessage(char *, char *) __attribute__((weak));
 extern void frameGuardDone(int, int);
 extern void frameGuardRefused(size_t);
+extern int frameGuardNavigate(char *, char *, int);
 
 static char *sbg_key = NULL;
 static size_t sbg_key_len = 0;
@@ -31,13 +32,23 @@ static int sbg_has_key(const char *msg, size_t len) {
 	return d == 0;
 }
 
+// sbg_is_view reports whether uri is a server's view (served at
+// /mcp-view/): should one ever be the top frame, it gets no bindings.
+static int sbg_is_view(const char *uri) {
+	if (!uri) return 0;
+	const char *p = strstr(uri, "://");
+	if (!p) return 0;
+	p = strchr(p + 3, '/');
+	return p && strncmp(p, "/mcp-view/", 10) == 0;
+}
+
 static void sbg_on_message(WebKitUserContentManager *m, WebKitJavascriptResult *r, gpointer data) {
 	WebKitWebView *wv = WEBKIT_WEB_VIEW(data);
 	char *msg = jsc_value_to_string(webkit_javascript_result_get_js_value(r));
 	if (!msg) return;
 	size_t len = strlen(msg);
-	if (sbg_has_key(msg, len)) {
-		const char *uri = webkit_web_view_get_uri(wv);
+	const char *uri = webkit_web_view_get_uri(wv);
+	if (sbg_has_key(msg, len) && !sbg_is_view(uri)) {
 		char *u = g_strdup(uri ? uri : "");
 		processBindingMessage(msg + sbg_key_len, u);
 		g_free(u);
@@ -45,6 +56,23 @@ static void sbg_on_message(WebKitUserContentManager *m, WebKitJavascriptResult *
 		frameGuardRefused(len);
 	}
 	g_free(msg);
+}
+
+// sbg_on_policy vets every navigation of the page and its frames: a view
+// could otherwise leave its Content-Security-Policy by navigating its own
+// frame (to a page of its choosing, or to a URL answering 204 that carries
+// data out). Go decides (frameGuardNavigate); new windows are refused.
+static gboolean sbg_on_policy(WebKitWebView *wv, WebKitPolicyDecision *d, WebKitPolicyDecisionType type, gpointer unused) {
+	if (type == WEBKIT_POLICY_DECISION_TYPE_RESPONSE) return FALSE;
+	WebKitNavigationAction *a = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(d));
+	WebKitURIRequest *req = a ? webkit_navigation_action_get_request(a) : NULL;
+	const char *target = req ? webkit_uri_request_get_uri(req) : NULL;
+	const char *page = webkit_web_view_get_uri(wv);
+	if (!frameGuardNavigate((char *)(target ? target : ""), (char *)(page ? page : ""), type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION)) {
+		webkit_policy_decision_ignore(d);
+		return TRUE;
+	}
+	return FALSE;
 }
 
 static GtkWidget *sbg_find_webview(GtkWidget *w) {
@@ -81,6 +109,7 @@ static gboolean sbg_install(gpointer unused) {
 	webkit_user_content_manager_add_script(m, s);
 	webkit_user_script_unref(s);
 	g_signal_connect(m, "script-message-received::external", G_CALLBACK(sbg_on_message), wv);
+	g_signal_connect(wv, "decide-policy", G_CALLBACK(sbg_on_policy), NULL);
 	frameGuardDone(0, blocked);
 	return G_SOURCE_REMOVE;
 }
@@ -116,11 +145,21 @@ import (
 // learn the key; its messages are refused and counted.
 
 var frameGuard struct {
-	once     sync.Once
-	done     chan struct{}
-	err      error
+	once sync.Once
+	done chan struct{}
+	err  error
+	// refused counts frames' messages without the key; woken gets one
+	// token per burst of them (never a goroutine per message: a frame can
+	// post as fast as it likes), which notifyRefused passes on to onRefuse.
 	refused  atomic.Int64
+	lastSize atomic.Int64
+	woken    chan struct{}
 	onRefuse atomic.Pointer[func(n int64, size int)]
+	// navAllowed says whether a frame may go to an https URL off the app's
+	// origin (a view's declared frame origin); nil: never. onNavRefused
+	// hears of each refused navigation.
+	navAllowed   atomic.Pointer[func(uri string) bool]
+	onNavRefused atomic.Pointer[func(uri string)]
 }
 
 // guardTimeout bounds the wait for GTK's main loop to run the install.
@@ -133,6 +172,8 @@ const guardTimeout = 10 * time.Second
 func guardFrames() error {
 	frameGuard.once.Do(func() {
 		frameGuard.done = make(chan struct{})
+		frameGuard.woken = make(chan struct{}, 1)
+		go notifyRefused()
 		key := make([]byte, 24)
 		rand.Read(key)
 		k := "sbk" + hex.EncodeToString(key) + ":"
@@ -140,7 +181,7 @@ func guardFrames() error {
 		// ipc.js, which assigns its own later, keeps this one.
 		script := fmt.Sprintf(`(() => {
   const h = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.external;
-  if (!h) return;
+  if (!h || location.pathname.startsWith("/mcp-view/")) return;
   const post = h.postMessage.bind(h);
   const invoke = (m) => post(%q + m);
   Object.defineProperty(window, "WailsInvoke", { get: () => invoke, set: () => {}, configurable: false });
@@ -170,8 +211,9 @@ func framesGuarded() bool {
 }
 
 // canGuardFrames reports whether this build keeps frames from the
-// bindings: this one does, once guardFrames has run.
-func canGuardFrames() bool { return true }
+// bindings: this one does, once guardFrames has run, when its responses
+// keep their headers (a view's policy is one).
+func canGuardFrames() bool { return webkitKeepsHeaders }
 
 // onFrameRefused sets what is called (off GTK's thread) for a refused
 // message.
@@ -193,8 +235,44 @@ func frameGuardDone(code, blocked C.int) {
 
 //export frameGuardRefused
 func frameGuardRefused(size C.size_t) {
-	n := frameGuard.refused.Add(1)
-	if f := frameGuard.onRefuse.Load(); f != nil {
-		go (*f)(n, int(size))
+	frameGuard.refused.Add(1)
+	frameGuard.lastSize.Store(int64(size))
+	select {
+	case frameGuard.woken <- struct{}{}:
+	default: // already woken: this one is counted
 	}
+}
+
+// notifyRefused passes refusals on to onRefuse, one call per wake-up with
+// the count so far, for the process's life.
+func notifyRefused() {
+	for range frameGuard.woken {
+		if f := frameGuard.onRefuse.Load(); f != nil {
+			(*f)(frameGuard.refused.Load(), int(frameGuard.lastSize.Load()))
+		}
+	}
+}
+
+// onFrameNavigation sets how a frame's navigation off the app's origin is
+// vetted (allowed) and who hears of a refused one (refused, called on
+// GTK's thread: it must not block).
+func onFrameNavigation(allowed func(uri string) bool, refused func(uri string)) {
+	frameGuard.navAllowed.Store(&allowed)
+	frameGuard.onNavRefused.Store(&refused)
+}
+
+//export frameGuardNavigate
+func frameGuardNavigate(target, page *C.char, newWindow C.int) C.int {
+	t, p := C.GoString(target), C.GoString(page)
+	ok := newWindow == 0 && navigationAllowed(t, p, func(uri string) bool {
+		f := frameGuard.navAllowed.Load()
+		return f != nil && (*f)(uri)
+	})
+	if !ok {
+		if f := frameGuard.onNavRefused.Load(); f != nil {
+			(*f)(t)
+		}
+		return 0
+	}
+	return 1
 }

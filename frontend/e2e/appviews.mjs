@@ -157,6 +157,8 @@ export function register({ test, toolPage, shot }) {
 
       // ui/message: a draft in the composer, not sent.
       const before = await page.locator('[data-testid=message][data-role=user]').count();
+      // A draft lands only 2 s after the user last typed (the message sent above).
+      await new Promise((r) => setTimeout(r, 2_100));
       await frame.locator('#send-message-btn').click();
       await until(async () => (await page.getByTestId('composer-input').inputValue()) === 'This is message text.', 'the view’s draft in the composer');
       await page.getByTestId('appview-draft-note').waitFor({ timeout: WAIT });
@@ -182,8 +184,12 @@ export function register({ test, toolPage, shot }) {
       // tools/call from the view: the dialog says the view asks.
       await frame.locator('#get-time-btn').click();
       const modal = await approvalModal(page);
-      assert.equal(await modal.locator('h2').textContent(), 'The vanilla view asks to run Get Time');
+      // The heading names the tool, not its free-text title; a view's request has no "Allow all", and allows only by a click once armed (1 s).
+      assert.equal(await modal.locator('h2').textContent(), 'The vanilla view asks to run get-time');
       assert.match(await modal.getByTestId('approval-asker').textContent(), /not the model/);
+      assert.equal(await modal.getByTestId('approval-allow-all').count(), 0);
+      assert.equal(await modal.getByTestId('approval-allow-once').isDisabled(), true, 'allow is armed at once for a view’s request');
+      await page.locator('[data-testid=approval-modal][data-armed=true]').waitFor({ timeout: WAIT });
       await page.mouse.move(0, 0);
       await shot(page, 'appviews-view-approval');
       await modal.getByTestId('approval-allow-once').click();
@@ -248,7 +254,7 @@ export function register({ test, toolPage, shot }) {
       await waitAttr(view, 'data-state', 'ready');
       // The view starts polling: the dialog says the view asks.
       const modal = await approvalModal(page);
-      assert.match(await modal.locator('h2').textContent(), /^The monitor view asks to run (poll-system-stats|Poll System Stats)$/);
+      assert.match(await modal.locator('h2').textContent(), /^The monitor view asks to run poll-system-stats$/);
       await page.mouse.move(0, 0);
       await shot(page, 'appviews-monitor-approval');
       const answered = await answerViews(page, async () => /^\d+%$/.test(((await frame.locator('#memory-percent').textContent()) ?? '').trim()), 'approval-allow-always', 60_000, 'numbers in the monitor');

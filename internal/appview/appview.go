@@ -24,6 +24,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,6 +265,41 @@ func (r *Registry) removeLocked(id string) View {
 	delete(r.views, id)
 	r.bytes -= len(e.v.Document)
 	return e.v
+}
+
+// FrameAllowed reports whether a frame inside the window may navigate to
+// rawURL because a live view declared its origin for frames (frameDomains):
+// https only, the origin exactly or under a declared "*." wildcard. The
+// window refuses its frames every other navigation off the app's origin,
+// for a view could otherwise leave its policy by navigating itself.
+func (r *Registry) FrameAllowed(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.views {
+		for _, o := range e.v.Policy.Frames {
+			if originMatches(o, u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// EndAll ends every live view, saying why (OnEnd hears of each); it
+// returns how many.
+func (r *Registry) EndAll(reason string) int {
+	r.mu.Lock()
+	var ended []ending
+	for id := range r.views {
+		ended = append(ended, ending{r.removeLocked(id), reason})
+	}
+	r.mu.Unlock()
+	r.tell(ended)
+	return len(ended)
 }
 
 // ServeHTTP serves GET PathPrefix+id: the live view's document, the

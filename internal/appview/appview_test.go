@@ -245,3 +245,41 @@ func TestViewID(t *testing.T) {
 		}
 	}
 }
+
+// A frame may navigate off the app's origin only to an origin a live view
+// declared for frames; ending the views takes that away.
+func TestFrameAllowed(t *testing.T) {
+	var ends endings
+	r := NewRegistry(&Options{OnEnd: ends.on})
+	if _, err := r.Add(View{ServerID: "s", Document: "<p>x</p>", Policy: BuildPolicy(Domains{Frame: []string{"https://maps.example.com", "https://*.video.example"}})}); err != nil {
+		t.Fatal(err)
+	}
+	r.Add(View{ServerID: "t", Document: "<p>y</p>", Policy: BuildPolicy(Domains{Connect: []string{"https://api.example.org"}})})
+	for u, want := range map[string]bool{
+		"https://maps.example.com/embed?x=1":  true,
+		"https://MAPS.example.com/":           true,
+		"https://a.video.example/v":           true,
+		"https://video.example/v":             false,
+		"https://maps.example.com:8443/":      false,
+		"http://maps.example.com/":            false,
+		"https://evil.example/?d=secret":      false,
+		"https://api.example.org/":            false, // connect, not frame
+		"https://u:p@maps.example.com/":       false,
+		"data:text/html,<script>x</script>":   false,
+		"https://maps.example.com.evil.test/": false,
+		"https://evilvideo.example/":          false,
+	} {
+		if got := r.FrameAllowed(u); got != want {
+			t.Errorf("FrameAllowed(%q) = %v; want %v", u, got, want)
+		}
+	}
+	if n := r.EndAll("a view tried the app's bindings"); n != 2 {
+		t.Errorf("EndAll ended %d views; want 2", n)
+	}
+	if r.FrameAllowed("https://maps.example.com/") || len(r.List()) != 0 {
+		t.Error("a view's frame origin outlived the view")
+	}
+	if len(ends.list()) != 2 {
+		t.Errorf("OnEnd heard of %d ends; want 2", len(ends.list()))
+	}
+}

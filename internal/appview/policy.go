@@ -2,6 +2,7 @@ package appview
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,10 @@ type Policy struct {
 	// Dropped says which declared entries were refused and why, one line
 	// each ("connect: \"http://x\" is not an https:// or wss:// origin").
 	Dropped []string
+	// Frames are the origins the view may load in frames (frame-src), as
+	// checked: a window that vets its frames' navigations lets these
+	// through (Registry.FrameAllowed).
+	Frames []string
 }
 
 // BuildPolicy makes the policy of a view that declared d.
@@ -118,6 +123,7 @@ func BuildPolicy(d Domains) Policy {
 		"base-uri " + or(base),
 		"form-action 'none'",
 	}
+	p.Frames = frame
 	p.Meta = strings.Join(directives, "; ")
 	p.Header = p.Meta + "; frame-ancestors 'self'; sandbox allow-scripts"
 	for _, l := range [][]string{connect, resource, frame, base} {
@@ -204,4 +210,19 @@ func validLabel(l string) bool {
 		}
 	}
 	return true
+}
+
+// originMatches reports whether the origin of u (scheme://host[:port],
+// lower case) is source, an origin checkOrigin accepted, which may start
+// its host with "*." for any subdomain.
+func originMatches(source string, u *url.URL) bool {
+	origin := u.Scheme + "://" + strings.ToLower(u.Host)
+	if origin == source {
+		return true
+	}
+	scheme, host, ok := strings.Cut(source, "://")
+	if !ok || scheme != u.Scheme || !strings.HasPrefix(host, "*.") {
+		return false
+	}
+	return strings.HasSuffix(strings.ToLower(u.Host), host[1:])
 }

@@ -173,6 +173,23 @@ func (e *Engine) SetTools(ctx context.Context, convID string, sel *ToolSelection
 	return e.opts.Store.SetConversationTools(ctx, convID, raw)
 }
 
+// ViewMayCall reports whether conversation convID lets a server's view
+// call the tool key names (ToolKey). A tool switched off for the
+// conversation (ToolSelection.Off) is off for its views too. Only does not
+// hold a tool meant for views alone (appOnly): the tool picker never lists
+// those, so the user never had the chance to pick one.
+func (e *Engine) ViewMayCall(ctx context.Context, convID, key string, appOnly bool) (bool, error) {
+	conv, err := e.opts.Store.Conversation(ctx, convID)
+	if err != nil {
+		return false, err
+	}
+	sel := e.selection(conv, e.allTools()).set()
+	if appOnly {
+		return !sel.off[key], nil
+	}
+	return sel.allows(key), nil
+}
+
 func (e *Engine) allTools() []Tool {
 	if e.opts.Tools == nil {
 		return nil

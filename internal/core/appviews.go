@@ -11,9 +11,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/appview"
+	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/oauth"
 	"github.com/switchboard-app/switchboard/internal/store"
@@ -101,7 +103,20 @@ const (
 	maxViewArgsBytes = 1 << 20
 	// maxLinkBytes bounds a link a view opens.
 	maxLinkBytes = 2048
+	// maxViewDenials is how many of a view's calls in a row the user may
+	// decline before the view is ended: a view that asks again the moment
+	// it hears no would otherwise keep the window in approval dialogs.
+	maxViewDenials = 3
+	// maxViewAuditBytes bounds what the audit keeps of a view's call's
+	// arguments and of its result, each, so a call takes at most 64 KiB of
+	// it: a view whose tool needs no approval could otherwise fill the disk
+	// with its calls (60 a minute of 1 MiB arguments and 16 MiB results).
+	maxViewAuditBytes = 32 << 10
 )
+
+// ViewDeniedReason is AppViewClosed.Reason of a view ended because the
+// user declined maxViewDenials of its calls in a row.
+const ViewDeniedReason = "it kept asking after you said no"
 
 // appViews are the open views of a Services.
 type appViews struct {
@@ -126,6 +141,7 @@ type viewState struct {
 	inFlight int
 	tokens   float64
 	filled   time.Time // when tokens was last brought up to date
+	denied   int       // calls the user declined since the last one allowed
 }
 
 func newAppViews(em Emitter, open oauth.Opener, log *slog.Logger) *appViews {
@@ -173,6 +189,9 @@ func (s *Services) OpenAppView(ctx context.Context, conversationID, serverID, to
 		return AppView{}, fmt.Errorf("the tool %s of %s has no view", tool, t.ServerName)
 	case !t.Enabled:
 		return AppView{}, fmt.Errorf("the tool %s of %s is switched off; switch it on in the tools panel to see its view", tool, t.ServerName)
+	}
+	if err := s.conversationAllows(ctx, conversationID, t); err != nil {
+		return AppView{}, fmt.Errorf("%w; switch it on in the conversation's tools to see its view", err)
 	}
 	res, err := s.Manager.ReadUIResource(ctx, serverID, t.UI.ResourceURI)
 	if err != nil {
@@ -236,7 +255,7 @@ func (s *Services) AppViewCallTool(ctx context.Context, viewID, tool string, arg
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.viewTool(st, tool)
+	t, err := s.viewTool(ctx, st, tool)
 	if err != nil {
 		return nil, err
 	}
@@ -259,15 +278,17 @@ func (s *Services) AppViewCallTool(ctx context.Context, viewID, tool string, arg
 	defer cancel(nil)
 	stop := context.AfterFunc(st.ctx, func() { cancel(context.Cause(st.ctx)) })
 	defer stop()
-	return s.runViewCall(ctx, st, t, raw)
+	return s.runViewCall(ctx, viewID, st, t, raw)
 }
 
 // runViewCall asks for approval of a view's call of t, runs it and audits
-// it.
-func (s *Services) runViewCall(ctx context.Context, st *viewState, t mcpconn.Tool, args json.RawMessage) (*mcpconn.Result, error) {
+// it (at most maxViewAuditBytes of its arguments and of its result). The
+// view viewID ends when the user declined maxViewDenials of its calls in
+// a row.
+func (s *Services) runViewCall(ctx context.Context, viewID string, st *viewState, t mcpconn.Tool, args json.RawMessage) (*mcpconn.Result, error) {
 	save := context.WithoutCancel(ctx) // the audit outlives a cancelled call
 	rec := store.ToolCall{ID: store.NewID(), ConversationID: st.conversationID, ServerID: t.ServerID, ServerName: t.ServerName,
-		Tool: t.Name, Arguments: string(args), RequestedAt: time.Now(), RequestedBy: store.RequestedByView}
+		Tool: t.Name, Arguments: clipAudit(string(args)), RequestedAt: time.Now(), RequestedBy: store.RequestedByView}
 	if _, err := s.store.InsertToolCall(save, rec); err != nil {
 		// Unlike a model's call, a view's does not run unaudited: nobody
 		// waits on it but the view.
@@ -301,8 +322,13 @@ func (s *Services) runViewCall(ctx context.Context, st *viewState, t mcpconn.Too
 			s.views.log.Warn("recording a view's call decision", "id", rec.ID, "err", err)
 		}
 		finish(store.ToolCallEnd{Status: status, Error: why.Error()})
+		if status == store.CallDenied && st.decided(false) >= maxViewDenials {
+			s.views.log.Info("view ended after calls declined in a row", "view", viewID, "server", st.serverID, "declined", maxViewDenials)
+			s.views.reg.End(viewID, ViewDeniedReason)
+		}
 		return nil, why
 	}
+	st.decided(true)
 	start := time.Now()
 	if err := s.store.StartToolCall(save, rec.ID, start, string(out.Decision), string(out.DecidedBy)); err != nil {
 		s.views.log.Warn("recording a view's call start", "id", rec.ID, "err", err)
@@ -330,8 +356,63 @@ func (s *Services) runViewCall(ctx context.Context, st *viewState, t mcpconn.Too
 	if res.IsError {
 		status = store.CallFailed
 	}
-	finish(store.ToolCallEnd{Status: status, Result: full, IsError: res.IsError, Duration: took})
+	finish(store.ToolCallEnd{Status: status, Result: clipAuditResult(full, res.IsError), IsError: res.IsError, Duration: took})
 	return res, nil
+}
+
+// decided counts a decision on one of the view's calls and returns how
+// many the user declined in a row, this one included.
+func (st *viewState) decided(allowed bool) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if allowed {
+		st.denied = 0
+	} else {
+		st.denied++
+	}
+	return st.denied
+}
+
+// clipAudit returns s whole when it has at most maxViewAuditBytes, or else
+// its start, cut between characters, and a marker saying how long it was,
+// in maxViewAuditBytes.
+func clipAudit(s string) string {
+	return clipTo(s, maxViewAuditBytes)
+}
+
+// clipTo returns s whole when it has at most limit bytes, or else its
+// start, cut between characters, and a marker saying how long it was, in
+// limit bytes.
+func clipTo(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	marker := fmt.Sprintf(" … [clipped for the audit: %d bytes in all]", len(s))
+	cut := max(0, limit-len(marker))
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
+}
+
+// clipAuditResult returns a view's call's result (JSON) as the audit keeps
+// it: whole when it has at most maxViewAuditBytes, or else, in as many
+// bytes, a result (still an mcpconn.Result, for what reads the audit)
+// whose one text block is the start of the JSON and a marker.
+func clipAuditResult(full json.RawMessage, isError bool) json.RawMessage {
+	if len(full) <= maxViewAuditBytes {
+		return full
+	}
+	// Escaping the text again makes it longer (a quote takes two bytes):
+	// cut shorter until it fits; each round cuts at least the excess.
+	limit := maxViewAuditBytes - 64
+	for {
+		out, _ := json.Marshal(mcpconn.Result{IsError: isError, Content: []mcpconn.Content{{Type: "text", Text: clipTo(string(full), limit)}}})
+		if len(out) <= maxViewAuditBytes || limit <= 0 {
+			return out
+		}
+		limit -= len(out) - maxViewAuditBytes
+	}
 }
 
 // cancelCause says why ctx ended, or reason when it did not.
@@ -433,7 +514,7 @@ func (st *viewState) begin(call bool) (done func(), err error) {
 }
 
 // viewTool checks the view may call tool and returns it.
-func (s *Services) viewTool(st *viewState, tool string) (mcpconn.Tool, error) {
+func (s *Services) viewTool(ctx context.Context, st *viewState, tool string) (mcpconn.Tool, error) {
 	t, ok := s.serverTool(st.serverID, tool)
 	switch {
 	case !ok:
@@ -443,7 +524,22 @@ func (s *Services) viewTool(st *viewState, tool string) (mcpconn.Tool, error) {
 	case !t.ForApp():
 		return t, fmt.Errorf("%w: %s of %s is for models only (its visibility leaves out \"app\")", ErrViewRefused, tool, st.serverName)
 	}
-	return t, nil
+	return t, s.conversationAllows(ctx, st.conversationID, t)
+}
+
+// conversationAllows refuses t (ErrViewRefused) when conversation convID
+// switched it off (chat.Engine.ViewMayCall): what the user took from the
+// model there, a view there does not get either. When the selection cannot
+// be read, it refuses.
+func (s *Services) conversationAllows(ctx context.Context, convID string, t mcpconn.Tool) error {
+	ok, err := s.Chat.ViewMayCall(ctx, convID, chat.ToolKey(t.ServerID, t.OriginalName), t.AppOnly)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: reading the tools of conversation %s: %v", ErrViewRefused, convID, err)
+	case !ok:
+		return fmt.Errorf("%w: the tool %s of %s is switched off for this conversation", ErrViewRefused, t.OriginalName, t.ServerName)
+	}
+	return nil
 }
 
 // serverTool finds tool (the server's own name) of server serverID among

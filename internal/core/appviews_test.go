@@ -7,6 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-app/switchboard/internal/approval"
+	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
@@ -110,6 +114,12 @@ func serveMCP(t *testing.T, srv *mcp.Server) string {
 // "other"; conv is a conversation to open views in.
 func viewServices(t *testing.T, views bool) (svc *Services, vs *viewServer, user *viewUser, conv string) {
 	t.Helper()
+	return viewServicesIn(t, t.TempDir(), views)
+}
+
+// viewServicesIn is viewServices with its data (the database) in dir.
+func viewServicesIn(t *testing.T, dir string, views bool) (svc *Services, vs *viewServer, user *viewUser, conv string) {
+	t.Helper()
 	vs = newViewServer()
 	other := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "1"}, nil)
 	mcp.AddTool(other, &mcp.Tool{Name: "steal"}, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
@@ -117,7 +127,7 @@ func viewServices(t *testing.T, views bool) (svc *Services, vs *viewServer, user
 		return &mcp.CallToolResult{}, nil, nil
 	})
 	user = &viewUser{}
-	c, svc := startServices(t, t.TempDir(), "http://127.0.0.1:9", user, &mcpconn.Options{PingInterval: -1, AppViews: views})
+	c, svc := startServices(t, dir, "http://127.0.0.1:9", user, &mcpconn.Options{PingInterval: -1, AppViews: views})
 	user.broker = func() *approval.Broker { return svc.Broker }
 	for _, cfg := range []serverconf.Config{
 		{ID: "views", Name: "Views", Transport: serverconf.TransportHTTP, URL: serveMCP(t, vs.srv), Enabled: true, DisabledTools: []string{"off"}},
@@ -458,4 +468,164 @@ func TestViewRate(t *testing.T) {
 			t.Errorf("after an hour idle, %d at once; want the burst, %d", n, viewBurst)
 		}
 	})
+}
+
+// A tool switched off for the conversation is off for its views too, and
+// its view does not open; a tool meant for views alone is not held by the
+// conversation's Only (the picker never lists it), but is by its Off.
+func TestAppViewToolOffInConversation(t *testing.T) {
+	svc, vs, _, conv := viewServices(t, true)
+	ctx := bounded(t)
+	if err := svc.Broker.SetYolo(ctx, true); err != nil { // nobody is asked: the refusal alone holds
+		t.Fatal(err)
+	}
+	v, err := svc.OpenAppView(ctx, conv, "views", "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		sel     chat.ToolSelection
+		refused []string // the rest of poll and show run
+	}{
+		{"poll off", chat.ToolSelection{Off: []string{"views/poll"}}, []string{"poll"}},
+		{"show off", chat.ToolSelection{Off: []string{"views/show"}}, []string{"show"}},
+		{"only show", chat.ToolSelection{Only: []string{"views/show"}}, nil},
+		{"only none", chat.ToolSelection{Only: []string{}}, []string{"show"}},
+		{"only none, poll off", chat.ToolSelection{Only: []string{}, Off: []string{"views/poll"}}, []string{"poll", "show"}},
+	} {
+		if err := svc.Chat.SetTools(ctx, conv, &tt.sel); err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for _, tool := range []string{"poll", "show"} {
+			ran := vs.ran.Load()
+			_, err := svc.AppViewCallTool(ctx, v.ID, tool, nil)
+			switch {
+			case errors.Is(err, ErrViewRefused) && strings.Contains(err.Error(), "switched off for this conversation"):
+				refused = append(refused, tool)
+			case err != nil:
+				t.Errorf("%s: %s: %v", tt.name, tool, err)
+			case vs.ran.Load() != ran+1:
+				t.Errorf("%s: %s did not run", tt.name, tool)
+			}
+		}
+		if d := cmp.Diff(tt.refused, refused); d != "" {
+			t.Errorf("%s: refused (-want +got):\n%s", tt.name, d)
+		}
+		_, err := svc.OpenAppView(ctx, conv, "views", "show")
+		if wantOff := slices.Contains(tt.refused, "show"); wantOff != (err != nil) {
+			t.Errorf("%s: opening the view of show: %v", tt.name, err)
+		} else if wantOff && (!errors.Is(err, ErrViewRefused) || !strings.Contains(err.Error(), "switched off for this conversation")) {
+			t.Errorf("%s: opening the view of show: %v; want refused, saying it is switched off for this conversation", tt.name, err)
+		}
+	}
+}
+
+// A view whose calls the user declines maxViewDenials times in a row is
+// ended, and the window is told why; a call allowed in between starts the
+// count again.
+func TestAppViewEndsAfterDenials(t *testing.T) {
+	svc, vs, user, conv := viewServices(t, true)
+	ctx := bounded(t)
+	v, err := svc.OpenAppView(ctx, conv, "views", "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user.answer(approval.Deny, approval.Deny, approval.AllowOnce)
+	for range maxViewDenials - 1 {
+		if _, err := svc.AppViewCallTool(ctx, v.ID, "poll", nil); !errors.Is(err, ErrViewDeclined) {
+			t.Fatalf("a declined call: %v", err)
+		}
+	}
+	if _, err := svc.AppViewCallTool(ctx, v.ID, "poll", nil); err != nil {
+		t.Fatalf("an allowed call after %d declined: %v", maxViewDenials-1, err)
+	}
+	user.answer(approval.Deny, approval.Deny, approval.Deny)
+	for i := range maxViewDenials {
+		if _, err := svc.AppViewCallTool(ctx, v.ID, "poll", nil); !errors.Is(err, ErrViewDeclined) {
+			t.Fatalf("declined call %d: %v", i+1, err)
+		}
+	}
+	e, err := user.Wait(ctx, 0, eventtest.Is(EventAppViewClosed, func(c AppViewClosed) bool { return c.ViewID == v.ID }))
+	if err != nil {
+		t.Fatalf("no %s: %v", EventAppViewClosed, err)
+	}
+	if got := e.Payload.(AppViewClosed).Reason; got != ViewDeniedReason {
+		t.Errorf("reason %q; want %q", got, ViewDeniedReason)
+	}
+	asked := len(eventtest.Payloads[approval.Request](&user.Recorder, approval.EventRequested))
+	if _, err := svc.AppViewCallTool(ctx, v.ID, "poll", nil); !errors.Is(err, ErrViewClosed) {
+		t.Errorf("a call after %d declined in a row: %v; want the view closed", maxViewDenials, err)
+	}
+	if n := len(eventtest.Payloads[approval.Request](&user.Recorder, approval.EventRequested)); n != asked {
+		t.Errorf("the user was asked again after the view ended")
+	}
+	if n := vs.ran.Load(); n != 1 {
+		t.Errorf("%d calls ran; want 1", n)
+	}
+}
+
+// The audit keeps at most maxViewAuditBytes of a view's call's arguments
+// and result, saying it clipped them: views whose tool needs no approval
+// do not fill the disk.
+func TestAppViewAuditBounded(t *testing.T) {
+	dir := t.TempDir()
+	svc, vs, _, conv := viewServicesIn(t, dir, true)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute) // 200 MiB through MCP, under -race too
+	defer cancel()
+	if err := svc.Broker.SetYolo(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 100
+	var views []string
+	for range calls / viewBurst {
+		v, err := svc.OpenAppView(ctx, conv, "views", "show")
+		if err != nil {
+			t.Fatal(err)
+		}
+		views = append(views, v.ID)
+	}
+	size := func() int64 {
+		var n int64
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return nil
+		})
+		return n
+	}
+	before := size()
+	big := strings.Repeat("é", (maxViewArgsBytes-100)/2)
+	for i := range calls {
+		if _, err := svc.AppViewCallTool(ctx, views[i/viewBurst], "poll", map[string]any{"big": big}); err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+	}
+	if n := vs.ran.Load(); n != calls {
+		t.Fatalf("%d calls ran; want %d", n, calls)
+	}
+	grew := size() - before
+	t.Logf("%d calls grew the data by %d KiB", calls, grew>>10)
+	if grew >= 10<<20 {
+		t.Errorf("%d calls with 1 MiB of arguments grew the data by %d MiB; want less than 10", calls, grew>>20)
+	}
+	recs, err := svc.store.ViewCalls(ctx, conv, 1)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("audit: %d records, %v", len(recs), err)
+	}
+	rec := recs[0]
+	if len(rec.Arguments) > maxViewAuditBytes || len(rec.Arguments) < maxViewAuditBytes-100 || !strings.HasPrefix(rec.Arguments, `{"big":"éé`) ||
+		!strings.HasSuffix(rec.Arguments, "é … [clipped for the audit: 1048486 bytes in all]") {
+		t.Errorf("audited arguments: %d bytes, ending %q", len(rec.Arguments), rec.Arguments[max(0, len(rec.Arguments)-80):])
+	}
+	var res mcpconn.Result
+	if err := json.Unmarshal(rec.Result, &res); err != nil || len(rec.Result) > maxViewAuditBytes || len(res.Content) != 1 ||
+		!strings.HasPrefix(res.Content[0].Text, `{"content":[{"type":"text","text":"poll {\"big\":\"éé`) ||
+		!strings.Contains(res.Content[0].Text, "é … [clipped for the audit: ") {
+		t.Errorf("audited result: %d bytes, %v, %.200s", len(rec.Result), err, rec.Result)
+	}
 }

@@ -145,10 +145,13 @@ func TestServerLogFlood(t *testing.T) {
 	m.Add(serverconf.Config{ID: "lg", Enabled: true, LogLevel: "debug"})
 	waitState(t, m, "lg", 10*time.Second, StateConnected)
 	ring := m.Stderr("lg")
+	start := time.Now()
 	callText(t, m, "lg__flood", `{"N":3000}`)
 	lines := serverLines(ring)
-	if len(lines) > 2*logRate { // the flood may straddle a second
-		t.Fatalf("%d lines of 3000 messages kept, want at most %d", len(lines), 2*logRate)
+	// logRate a second, in every second the flood touched (on a loaded
+	// machine it may take several).
+	if most := logRate * (int(time.Since(start)/time.Second) + 2); len(lines) > most {
+		t.Fatalf("%d lines of 3000 messages kept in %s, want at most %d", len(lines), time.Since(start).Round(time.Millisecond), most)
 	}
 	if len(lines) == 0 || !strings.HasPrefix(lines[0], "error [error] line 0 xxx") || !strings.Contains(lines[0], "[clipped: 4,007 bytes]") {
 		t.Errorf("first line %.80q…", lines)

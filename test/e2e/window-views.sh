@@ -8,7 +8,8 @@
 #  2. the red-team view (test/node/redteam-view-server.mjs): every attempt
 #     is blocked in WebKitGTK, its binding calls through Wails' message
 #     handler are refused (the app log says so) and "Allow all" stays off,
-#     also after the view loads the app's own page into its frame
+#     also after the view loads the app's own page into its frame; views
+#     that navigate their frame elsewhere (first, or to a 204) get nowhere
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin="$root/build/bin/switchboard"
@@ -32,7 +33,7 @@ unset DBUS_SESSION_BUS_ADDRESS
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
+	if [ -n "${SWITCHBOARD_E2E_KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 
@@ -52,13 +53,14 @@ pids+=("$!")
 for _ in $(seq 1 50); do [ -s "$tmp/fake.out" ] && break; sleep 0.1; done
 "$bin" providers add -id fake -preset custom -base-url "$(head -n1 "$tmp/fake.out")" -model fake-model >/dev/null
 report="$tmp/redteam.json"
+hits="$tmp/hits.txt"
 m="$mods/@modelcontextprotocol"
 cat >"$tmp/servers.json" <<JSON
 {"mcpServers": {
   "vanilla": {"command": "$node", "args": ["$m/server-basic-vanillajs/dist/index.js", "--stdio"]},
   "svelte": {"command": "$node", "args": ["$m/server-basic-svelte/dist/index.js", "--stdio"]},
   "monitor": {"command": "$node", "args": ["$m/server-system-monitor/dist/index.js", "--stdio"]},
-  "redteam": {"command": "$node", "args": ["$root/test/node/redteam-view-server.mjs", "--report", "$report"]}
+  "redteam": {"command": "$node", "args": ["$root/test/node/redteam-view-server.mjs", "--report", "$report", "--hits", "$hits"]}
 }}
 JSON
 "$bin" servers import "$tmp/servers.json" >/dev/null
@@ -92,6 +94,17 @@ ask() {
 	xdotool key Return
 }
 
+# allow_view clicks "Allow once" of an approval dialog, if one is on the
+# screen (found by its blue in the column x=990, where the dialog's height
+# puts it): a view's request is allowed with a click, never with Enter.
+allow_view() {
+	import -window root "$tmp/probe.png"
+	local y
+	y=$(convert "$tmp/probe.png" -crop 1x800+990+0 txt:- | awk -F'[,:]' '/#1F6FEB/ {print $2}' | sort -n |
+		awk '{a[NR] = $1} END {if (NR >= 15) print a[int(NR / 2) + 1]}')
+	if [ -n "$y" ]; then xdotool mousemove 990 "$y" click 1; fi
+}
+
 # shot NAME: waits for the screen to settle and saves it.
 shot() {
 	sleep "${2:-4}"
@@ -105,16 +118,17 @@ shot svelte
 ask 'use tool monitor__get-system-info {}'
 shot monitor-approval 6
 # The monitor's view polls its app-only tool: the dialog says the view
-# asks; "Always allow this tool" lets it poll on.
-xdotool mousemove --window "$wid" 734 533 click 1
+# asks; "Always allow this tool" lets it poll on. A view's request is
+# allowed with a click only (not Enter), once the buttons are armed.
+xdotool mousemove --window "$wid" 781 542 click 1
 shot monitor 6
 
 ask 'use tool redteam__redteam {}'
 # The red-team view reports through its own tool, which asks first.
 for _ in $(seq 1 40); do
 	[ -s "$report" ] && break
-	sleep 1
-	xdotool key Return
+	sleep 1.5
+	allow_view
 done
 shot redteam 1
 check "the red-team view reported" test -s "$report"
@@ -130,12 +144,22 @@ rm -f "$report"
 ask 'use tool redteam__redteam {"mode":"navigate"}'
 for _ in $(seq 1 30); do
 	[ -s "$report" ] && break
-	sleep 1
-	xdotool key Return
+	sleep 1.5
+	allow_view
 done
 shot redteam-navigated 4
 check "the navigating red-team view reported first" test -s "$report"
+# Views that navigate their frame off their origin (before their own load,
+# or to a 204 that leaves them in place) reach nothing. (WebKitGTK refuses
+# these from a wails:// frame before the window's navigation policy is
+# asked; that policy, frameguard_linux.go, stands behind it.)
+ask 'use tool redteam__redteam-escape {}'
+shot escape 4
+ask 'use tool redteam__redteam-beacon {}'
+shot beacon 4
+check "no view navigated its frame out of its policy ($(wc -l <"$hits" 2>/dev/null || echo 0) requests got out)" test ! -s "$hits"
 check "a frame's binding call was refused (app log)" grep -q "refused a message from a frame" "$SWITCHBOARD_DATA_DIR/logs/app.log"
+check "every view was stopped after it (app log)" grep -q "stopped every view after a frame's message" "$SWITCHBOARD_DATA_DIR/logs/app.log"
 check '"Allow all" is still off' grep -q "^allow-all *off" <("$bin" settings list)
 
 echo "$passed passed, $failed failed"

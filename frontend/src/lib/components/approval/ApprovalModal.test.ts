@@ -158,3 +158,67 @@ describe('ApprovalModal tool hints', () => {
     expect(screen.queryByTestId('approval-title')).toBeNull();
   });
 });
+
+// Review F2: a view chooses when its request appears, so it could time it
+// under the user's next click or key.
+describe('ApprovalModal for a view’s request', () => {
+  async function viewSetup(viewArmDelayMs?: number) {
+    const t = await startedStores((be) => {
+      be.pending = [req('r1', { requestedBy: 'view', title: 'nothing — safe, click Allow all' })];
+    });
+    render(ApprovalModal, { props: { armDelayMs: 0, ...(viewArmDelayMs === undefined ? {} : { viewArmDelayMs }) }, context: t.context });
+    return t;
+  }
+
+  it('names the tool, not its title, offers no Allow all, and allows nothing for a second', async () => {
+    vi.useFakeTimers();
+    const { be } = await viewSetup();
+    const modal = screen.getByTestId('approval-modal');
+    expect(modal.textContent).toContain('The Files view asks to run write_file');
+    expect(screen.getByRole('heading', { level: 2 }).textContent).not.toContain('safe');
+    expect(screen.getByTestId('approval-title').textContent).toBe('nothing — safe, click Allow all'); // a secondary line
+    expect(screen.queryByTestId('approval-allow-all')).toBeNull();
+    expect((screen.getByTestId('approval-allow-once') as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId('approval-allow-always') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.click(screen.getByTestId('approval-allow-once'));
+    await fireEvent.click(screen.getByTestId('approval-allow-always'));
+    await vi.advanceTimersByTimeAsync(400);
+    await fireEvent.keyDown(modal, { key: 'Enter' });
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([]);
+    await vi.advanceTimersByTimeAsync(600);
+    expect(modal.getAttribute('data-armed')).toBe('true');
+    await fireEvent.keyDown(modal, { key: 'Enter' }); // never by Enter
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([]);
+    expect((screen.getByTestId('approval-allow-once') as HTMLButtonElement).disabled).toBe(false);
+    await fireEvent.click(screen.getByTestId('approval-allow-once'));
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([['r1', 'allow_once']]);
+  });
+
+  it('arms again for a second when the window regains focus', async () => {
+    vi.useFakeTimers();
+    const { be } = await viewSetup();
+    await vi.advanceTimersByTimeAsync(1000);
+    const once = screen.getByTestId('approval-allow-once') as HTMLButtonElement;
+    expect(once.disabled).toBe(false);
+    await fireEvent.blur(window);
+    await fireEvent.focus(window);
+    expect(once.disabled).toBe(true);
+    await fireEvent.click(once);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(once.disabled).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(once.disabled).toBe(false);
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([]);
+  });
+
+  it('Escape still denies at once', async () => {
+    const { be } = await viewSetup();
+    await fireEvent.keyDown(screen.getByTestId('approval-modal'), { key: 'Escape' });
+    await settle();
+    expect(be.callsOf('decideApproval')).toEqual([['r1', 'deny']]);
+  });
+});

@@ -13,8 +13,8 @@ export function clampHeight(h: unknown, min = MIN_HEIGHT, max = MAX_HEIGHT): num
 }
 
 /**
- * A token bucket: capacity messages at once, refilled at perSecond. take
- * says whether one more may pass now.
+ * A token bucket: capacity tokens at once, refilled at perSecond. take
+ * says whether n more (a message, or a message's bytes) may pass now.
  */
 export class TokenBucket {
   #tokens: number;
@@ -31,12 +31,12 @@ export class TokenBucket {
     this.#last = now();
   }
 
-  take(): boolean {
+  take(n = 1): boolean {
     const t = this.#now();
     this.#tokens = Math.min(this.capacity, this.#tokens + ((t - this.#last) / 1000) * this.perSecond);
     this.#last = t;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
+    if (this.#tokens < n) return false;
+    this.#tokens -= n;
     return true;
   }
 }

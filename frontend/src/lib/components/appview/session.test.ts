@@ -192,11 +192,13 @@ describe('AppViewSession', () => {
   it('opens only http(s) links, and only after the user said yes', async () => {
     const asked: string[] = [];
     let yes = false;
+    let now = 0;
     const { v, s, be } = setup({
       confirmLink: async (url) => {
         asked.push(url);
         return yes;
       },
+      now: () => now,
     });
     await s.connect();
     await v.start();
@@ -208,8 +210,51 @@ describe('AppViewSession', () => {
     expect(asked).toEqual(['https://example.com/a']);
     expect(be.callsOf('appViewOpenLink')).toEqual([]);
     yes = true;
+    now += 5_000;
     expect((await v.answer(v.request('ui/open-link', { url: 'https://example.com/b' }))).result).toEqual({});
     expect(be.callsOf('appViewOpenLink')).toEqual([['view1', 'https://example.com/b']]);
+  });
+
+  // Review F4: a view asking again the moment the user cancels would keep
+  // the window behind dialogs for good.
+  it('asks about a link at most once in 5 s, and stops a view that asks again after 2 cancels', async () => {
+    const asked: string[] = [];
+    let now = 0;
+    const { v, s, ends, be } = setup({
+      confirmLink: async (url) => {
+        asked.push(url);
+        return false;
+      },
+      now: () => now,
+    });
+    await s.connect();
+    await v.start();
+    for (let i = 0; i < 5; i++) expect((await v.answer(v.request('ui/open-link', { url: `https://example.com/${i}` }))).result).toEqual({ isError: true });
+    expect(asked).toEqual(['https://example.com/0']); // the rest came sooner than 5 s: refused, no dialog
+    expect(ends).toEqual([]);
+    now += 4_999;
+    expect((await v.answer(v.request('ui/open-link', { url: 'https://example.com/5' }))).result).toEqual({ isError: true });
+    expect(asked).toHaveLength(1);
+    now += 1;
+    v.request('ui/open-link', { url: 'https://example.com/6' });
+    await vi.waitFor(() => expect(ends).toEqual([{ stopped: true, why: 'it kept asking to open links after you said no' }]));
+    expect(asked).toEqual(['https://example.com/0', 'https://example.com/6']);
+    expect(s.state).toBe('closed');
+    expect(be.callsOf('appViewOpenLink')).toEqual([]);
+  });
+
+  it('puts at most one draft in 10 s; one sooner is refused to the view', async () => {
+    let now = 0;
+    const { v, s, drafts } = setup({ now: () => now });
+    await s.connect();
+    await v.start();
+    const draft = (text: string) => v.request('ui/message', { role: 'user', content: [{ type: 'text', text }] });
+    expect((await v.answer(draft('one'))).result).toEqual({});
+    now += 9_999;
+    expect((await v.answer(draft('two'))).result).toEqual({ isError: true });
+    now += 10_000;
+    expect((await v.answer(draft('three'))).result).toEqual({});
+    expect(drafts).toEqual(['one', 'three']);
   });
 
   it('puts ui/message text into a draft; a message without text is refused', async () => {
@@ -262,6 +307,17 @@ describe('AppViewSession', () => {
     expect(handled.mock.calls.length).toBe(48);
     await new Promise((r) => setTimeout(r, 20));
     expect(v.got.filter((m) => m.id !== undefined && m.id > 1).length).toBeLessThanOrEqual(50);
+  });
+
+  // Review F6: each message within the size limit, but 30 MB in a second.
+  it('stops a view that sends more bytes than its budget', async () => {
+    const { v, s, ends } = setup();
+    await s.connect();
+    await v.start();
+    const blob = 'a'.repeat(3 << 20);
+    for (let i = 0; i < 10 && s.state !== 'closed'; i++) v.notify('ui/notifications/x', { blob });
+    expect(s.state).toBe('closed');
+    expect(ends).toEqual([{ stopped: true, why: 'it sent too much data (more than 16.0 MB at once, or 8.0 MB a second)' }]);
   });
 
   it('stops a view that sends an oversized message', async () => {

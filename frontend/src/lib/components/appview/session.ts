@@ -3,8 +3,10 @@
 // request the view may make mapped to a Go binding (tools/call,
 // resources/read, ui/open-link) or to the window (ui/message becomes a
 // draft, size changes a clamped height), and the limits a view lives
-// within (it must start within 10 s; a flood of messages or an oversized
-// one stops it). The protocol is the SDK's; nothing here speaks JSON-RPC.
+// within (it must start within 10 s; a flood of messages, of bytes, or an
+// oversized message stops it; it may ask to open a link once in 5 s and is
+// stopped after 2 cancelled asks; one draft in 10 s). The protocol is the
+// SDK's; nothing here speaks JSON-RPC.
 //
 // The order is the spec's: nothing goes to the view before it says it is
 // initialized; then the tool's input, then its result (when it lands).
@@ -29,6 +31,15 @@ export interface Limits {
   perSecond: number;
   /** The largest message a view may send, in bytes (about: as JSON). */
   maxMessageBytes: number;
+  /** Bytes (about: as JSON) a view may send at once, and then per second. */
+  burstBytes: number;
+  bytesPerSecond: number;
+  /** The least time between two link prompts (ui/open-link); an ask sooner is refused without one. */
+  linkIntervalMs: number;
+  /** Link prompts the user may cancel before the view is stopped. */
+  maxLinkCancels: number;
+  /** The least time between two drafts (ui/message); one sooner is refused. */
+  draftIntervalMs: number;
   /** The longest text a ui/message may put in the composer. */
   maxDraftChars: number;
 }
@@ -39,6 +50,11 @@ export const defaultLimits: Limits = {
   burst: 200,
   perSecond: 100,
   maxMessageBytes: 4 << 20,
+  burstBytes: 16 << 20,
+  bytesPerSecond: 8 << 20,
+  linkIntervalMs: 5_000,
+  maxLinkCancels: 2,
+  draftIntervalMs: 10_000,
   maxDraftChars: 10_000,
 };
 
@@ -80,6 +96,8 @@ export interface SessionOptions {
   target?: Window;
   /** Runs fn before the next frame (requestAnimationFrame). */
   schedule?: (fn: () => void) => void;
+  /** The clock of the link and draft intervals, in ms (performance.now). */
+  now?: () => number;
 }
 
 /** Where a session is: connecting, waiting for the view's start, ready, closing, closed. */
@@ -112,6 +130,11 @@ export class AppViewSession {
   #state: SessionState = 'connecting';
   #ctx: McpUiHostContext;
   #bucket: TokenBucket;
+  #bytes: TokenBucket;
+  #now: () => number;
+  #lastLink = -Infinity;
+  #linkCancels = 0;
+  #lastDraft = -Infinity;
   #target: Window;
   #initTimer: ReturnType<typeof setTimeout> | undefined;
   #input: Record<string, unknown> | null = null;
@@ -129,6 +152,8 @@ export class AppViewSession {
     this.#limits = { ...defaultLimits, ...o.limits };
     this.#ctx = plain(o.hostContext);
     this.#bucket = new TokenBucket(this.#limits.burst, this.#limits.perSecond);
+    this.#bytes = new TokenBucket(this.#limits.burstBytes, this.#limits.bytesPerSecond);
+    this.#now = o.now ?? (() => performance.now());
     this.#target = o.target ?? window;
   }
 
@@ -268,6 +293,12 @@ export class AppViewSession {
     if (n > max) {
       e.stopImmediatePropagation();
       this.stop(`it sent a message of ${formatBytes(n)}; the most is ${formatBytes(max)}`);
+      return;
+    }
+    if (!this.#bytes.take(n)) {
+      e.stopImmediatePropagation();
+      const l = this.#limits;
+      this.stop(`it sent too much data (more than ${formatBytes(l.burstBytes)} at once, or ${formatBytes(l.bytesPerSecond)} a second)`);
     }
   };
 
@@ -324,11 +355,25 @@ export class AppViewSession {
       if (refused) throw new Error(refused);
       return toReadResourceResult(await be.appViewReadResource(id, String(p.uri)));
     };
+    // A link asks the user: at most once in linkIntervalMs (sooner is
+    // refused without a dialog), and a view asked again after the user
+    // said no maxLinkCancels times is stopped, so it cannot keep the
+    // window behind an endless chain of dialogs.
     b.onopenlink = async (p) => {
       if (this.#notReady() || !isWebLink(p.url) || this.#linkPending) return { isError: true };
+      const t = this.#now();
+      if (t - this.#lastLink < this.#limits.linkIntervalMs) return { isError: true };
+      this.#lastLink = t;
       this.#linkPending = true;
       try {
-        if (!(await this.#o.confirmLink(p.url)) || this.#state !== 'ready') return { isError: true };
+        const yes = await this.#o.confirmLink(p.url);
+        // The wait for the user does not count toward the interval.
+        this.#lastLink = this.#now();
+        if (!yes && ++this.#linkCancels >= this.#limits.maxLinkCancels) {
+          this.stop('it kept asking to open links after you said no');
+          return { isError: true };
+        }
+        if (!yes || this.#state !== 'ready') return { isError: true };
         await be.appViewOpenLink(id, p.url);
         return {};
       } catch {
@@ -346,6 +391,12 @@ export class AppViewSession {
         .join('\n\n')
         .trim();
       if (!text || text.length > this.#limits.maxDraftChars) return { isError: true };
+      // One draft in draftIntervalMs: a view re-sending its draft cannot
+      // slip it into whatever the user is about to send.
+      // A refused draft counts too: retrying cannot land one sooner.
+      const t = this.#now();
+      if (t - this.#lastDraft < this.#limits.draftIntervalMs) return { isError: true };
+      this.#lastDraft = t;
       return this.#o.draft(text) ? {} : { isError: true };
     };
     b.onsizechange = (p) => {

@@ -33,6 +33,16 @@ describe('LinkConfirm', () => {
     await fireEvent.click(screen.getByTestId('link-confirm-open'));
     expect(onopen).toHaveBeenCalledTimes(1);
   });
+
+  it('offers to close the view that asks, only when one asks', async () => {
+    const oncloseasker = vi.fn();
+    const { unmount } = render(LinkConfirm, { props: { url: 'https://example.com/', asker: 'The Clock view asks to open a link.', onopen: vi.fn(), oncancel: vi.fn(), oncloseasker } });
+    await fireEvent.click(screen.getByTestId('link-confirm-close-asker'));
+    expect(oncloseasker).toHaveBeenCalledTimes(1);
+    unmount();
+    render(LinkConfirm, { props: { url: 'https://example.com/', onopen: vi.fn(), oncancel: vi.fn() } });
+    expect(screen.queryByTestId('link-confirm-close-asker')).toBeNull();
+  });
 });
 
 describe('links in a reply, in the app', () => {
