@@ -304,29 +304,39 @@ func serversTools(ctx context.Context, env *Env, id string, schema bool, wait ti
 	})
 }
 
-// listTools is serversTools once the configs are read.
-func listTools(ctx context.Context, env *Env, s *core.Services, cfgs []serverconf.Config, id string, schema bool, wait time.Duration) int {
+// startServers connects the enabled servers of cfgs (or only id, which
+// must be there and enabled) and waits up to wait for them; false after
+// saying why on stderr.
+func startServers(ctx context.Context, env *Env, s *core.Services, cfgs []serverconf.Config, id string, wait time.Duration) bool {
 	if id != "" {
 		i := slices.IndexFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id })
 		switch {
 		case i < 0:
 			fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
-			return 1
+			return false
 		case !cfgs[i].Enabled:
 			fmt.Fprintf(env.Stderr, "switchboard: server %s is disabled; switchboard servers enable %s starts it\n", id, id)
-			return 1
+			return false
 		}
 		cfgs = cfgs[i : i+1]
 	}
-	if err := s.Manager.SetServers(cfgs); err != nil {
-		fmt.Fprintln(env.Stderr, "switchboard:", err)
-		return 1
+	err := s.Manager.SetServers(cfgs)
+	if err == nil {
+		err = s.Manager.Start(ctx)
 	}
-	if err := s.Manager.Start(ctx); err != nil {
+	if err != nil {
 		fmt.Fprintln(env.Stderr, "switchboard:", err)
-		return 1
+		return false
 	}
 	waitForServers(ctx, s.Manager, wait, env.Stderr)
+	return true
+}
+
+// listTools is serversTools once the configs are read.
+func listTools(ctx context.Context, env *Env, s *core.Services, cfgs []serverconf.Config, id string, schema bool, wait time.Duration) int {
+	if !startServers(ctx, env, s, cfgs, id, wait) {
+		return 1
+	}
 	tools := s.Manager.Tools()
 	if len(tools) == 0 {
 		fmt.Fprintln(env.Stdout, "No tools: no enabled server is connected.")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -78,25 +77,9 @@ func runViews(ctx context.Context, env *Env, args []string) int {
 // enabled servers (or only id).
 func viewsList(ctx context.Context, env *Env, id string, wait time.Duration) int {
 	return withConfigsWith(ctx, env, viewsOptions, func(s *core.Services, cfgs []serverconf.Config) int {
-		if id != "" {
-			i := slices.IndexFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id })
-			switch {
-			case i < 0:
-				fmt.Fprintf(env.Stderr, "switchboard: no server %q (see switchboard servers list)\n", id)
-				return 1
-			case !cfgs[i].Enabled:
-				fmt.Fprintf(env.Stderr, "switchboard: server %s is disabled; switchboard servers enable %s starts it\n", id, id)
-				return 1
-			}
-			cfgs = cfgs[i : i+1]
+		if !startServers(ctx, env, s, cfgs, id, wait) {
+			return 1
 		}
-		if err := s.Manager.SetServers(cfgs); err != nil {
-			return failWith(env, err)
-		}
-		if err := s.Manager.Start(ctx); err != nil {
-			return failWith(env, err)
-		}
-		waitForServers(ctx, s.Manager, wait, env.Stderr)
 		var rows []mcpconn.Tool
 		for _, t := range s.Manager.Tools() {
 			if t.UI != nil || t.AppOnly {

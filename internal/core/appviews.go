@@ -269,15 +269,11 @@ func (s *Services) AppViewCallTool(ctx context.Context, viewID, tool string, arg
 	if len(raw) > maxViewArgsBytes {
 		return nil, fmt.Errorf("%w: the arguments of %s are %d bytes; a view may send at most %d", ErrViewRefused, tool, len(raw), maxViewArgsBytes)
 	}
-	done, err := st.begin(true)
+	ctx, done, err := st.enter(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(st.ctx, func() { cancel(context.Cause(st.ctx)) })
-	defer stop()
 	return s.runViewCall(ctx, viewID, st, t, raw)
 }
 
@@ -434,15 +430,11 @@ func (s *Services) AppViewReadResource(ctx context.Context, viewID, uri string) 
 	if err != nil {
 		return nil, err
 	}
-	done, err := st.begin(false)
+	ctx, done, err := st.enter(ctx, false)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(st.ctx, func() { cancel(context.Cause(st.ctx)) })
-	defer stop()
 	s.views.log.Info("view reads a resource", "server", st.serverID, "uri", uri, "conversationId", st.conversationID)
 	return s.Manager.ReadResource(ctx, st.serverID, uri)
 }
@@ -485,6 +477,18 @@ func (v *appViews) state(id string) (*viewState, error) {
 		return nil, fmt.Errorf("%w (%v)", ErrViewClosed, err)
 	}
 	return st, nil
+}
+
+// enter is begin with ctx bound to the view's life: ending the view
+// cancels what the request waits on. done ends both.
+func (st *viewState) enter(ctx context.Context, call bool) (context.Context, func(), error) {
+	release, err := st.begin(call)
+	if err != nil {
+		return ctx, nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(st.ctx, func() { cancel(context.Cause(st.ctx)) })
+	return ctx, func() { stop(); cancel(nil); release() }, nil
 }
 
 // begin takes one token of the view's bucket, and when call one of its
