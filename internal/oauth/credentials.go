@@ -224,12 +224,12 @@ func cloneValues(v url.Values) url.Values {
 // resource metadata, or by the 2025-03-26 rules (see legacy.go) when it
 // has none.
 func discover(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
-	prm, err := findResource(ctx, challenges, serverURL, client)
+	prm, tried, err := findResource(ctx, challenges, serverURL, client)
 	if err != nil {
 		return nil, nil, err
 	}
 	if prm == nil {
-		return legacyDiscover(ctx, challenges, serverURL, client)
+		return legacyDiscover(ctx, challenges, serverURL, client, tried)
 	}
 	asm, err := authServerMeta(ctx, prm.AuthorizationServers[0], client)
 	if err != nil {
@@ -256,8 +256,10 @@ func authServerMeta(ctx context.Context, issuer string, client *http.Client) (*o
 // findResource finds the protected resource metadata as the SDK's
 // AuthorizationCodeHandler does: the WWW-Authenticate hint, then the
 // well-known URIs at the endpoint's path and at the root. It returns nil
-// when the server publishes none, as a 2025-03-26 server does.
-func findResource(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client) (*oauthex.ProtectedResourceMetadata, error) {
+// when the server publishes none, as a 2025-03-26 server does, and in tried
+// what each place answered, so that a caller that then finds metadata
+// published after all can say why it was not taken.
+func findResource(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client) (prm *oauthex.ProtectedResourceMetadata, tried, err error) {
 	type candidate struct{ metadata, resource string }
 	var cands []candidate
 	for _, c := range challenges {
@@ -268,7 +270,7 @@ func findResource(ctx context.Context, challenges []oauthex.Challenge, serverURL
 	}
 	su, err := url.Parse(serverURL)
 	if err != nil {
-		return nil, fmt.Errorf("parsing server URL: %w", err)
+		return nil, nil, fmt.Errorf("parsing server URL: %w", err)
 	}
 	mu := *su
 	mu.RawQuery, mu.Fragment = "", ""
@@ -279,17 +281,19 @@ func findResource(ctx context.Context, challenges []oauthex.Challenge, serverURL
 	mu.Path = "/.well-known/oauth-protected-resource"
 	cands = append(cands, candidate{mu.String(), root.String()})
 
+	var errs []error
 	for _, c := range cands {
 		prm, err := oauthex.GetProtectedResourceMetadata(ctx, c.metadata, c.resource, client)
 		if err != nil || prm == nil {
+			errs = append(errs, err)
 			continue
 		}
 		if len(prm.AuthorizationServers) == 0 {
-			return nil, errors.New("protected resource metadata names no authorization server")
+			return nil, nil, errors.New("protected resource metadata names no authorization server")
 		}
-		return prm, nil
+		return prm, nil, nil
 	}
-	return nil, nil
+	return nil, errors.Join(errs...), nil
 }
 
 func challengeScopes(cs []oauthex.Challenge) []string {

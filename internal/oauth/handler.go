@@ -375,9 +375,9 @@ func (h *codeHandler) signIn(ctx context.Context, req *http.Request, resp *http.
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	var legacyPRM *oauthex.ProtectedResourceMetadata
 	var legacyAS *oauthex.AuthServerMeta
-	prm, err := findResource(ctx, challenges, req.URL.String(), h.opts.HTTPClient)
+	prm, tried, err := findResource(ctx, challenges, req.URL.String(), h.opts.HTTPClient)
 	if err == nil && prm == nil {
-		legacyPRM, legacyAS, err = legacyDiscover(ctx, challenges, req.URL.String(), h.opts.HTTPClient)
+		legacyPRM, legacyAS, err = legacyDiscover(ctx, challenges, req.URL.String(), h.opts.HTTPClient, tried)
 	}
 	if err != nil {
 		drain(resp)

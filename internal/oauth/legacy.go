@@ -40,8 +40,9 @@ var errResourceMetadataInvalid = errors.New("the server's protected resource met
 
 // legacyDiscover returns the authorization server of a 2025-03-26 server:
 // the metadata at its origin's root, or the default endpoints there. The
-// returned resource metadata is the one the 2025-03-26 rules imply.
-func legacyDiscover(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+// returned resource metadata is the one the 2025-03-26 rules imply. tried
+// is why findResource took none of the server's metadata.
+func legacyDiscover(ctx context.Context, challenges []oauthex.Challenge, serverURL string, client *http.Client, tried error) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
 	su, err := url.Parse(serverURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("parsing server URL: %w", err)
@@ -51,6 +52,13 @@ func legacyDiscover(ctx context.Context, challenges []oauthex.Challenge, serverU
 		return nil, nil, err
 	}
 	if published {
+		if tried != nil { // server-written text: clipped
+			why := tried.Error()
+			if len(why) > 400 {
+				why = strings.ToValidUTF8(why[:400], "") + "…"
+			}
+			return nil, nil, fmt.Errorf("%w (%s)", errResourceMetadataInvalid, why)
+		}
 		return nil, nil, errResourceMetadataInvalid
 	}
 	origin := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
