@@ -41,7 +41,9 @@ type App struct {
 	hidden    atomic.Bool   // the page said it is hidden (WindowVisible)
 	domSeen   chan struct{} // closed when Wails reported the DOM ready
 	domOnce   sync.Once
-	guardOnce sync.Once // guardFramesOnce
+	guardOnce sync.Once        // guardFramesOnce
+	watch     *pageWatch       // set by guardFramesOnce
+	activity  activityFollower // WatchClientActivity (clients.go)
 }
 
 // New returns an App over c.
@@ -106,7 +108,8 @@ func (a *App) services() (*core.Services, error) {
 	a.svcOnce.Do(func() {
 		// Servers are told the window shows their views only where it can
 		// (appViewsSupported).
-		opts := &core.ServiceOptions{Emitter: a, Visible: a.visible, Manager: &mcpconn.Options{AppViews: appViewsSupported()}}
+		opts := &core.ServiceOptions{Emitter: a, Visible: a.visible, OwnsInstance: true, Manager: &mcpconn.Options{AppViews: appViewsSupported()},
+			ClientEndpoint: true} // the connected apps' HTTP endpoint, when the user turned it on
 		// Children go through the binary's trampoline: Wails' asset server
 		// makes its response pipes without close-on-exec, and a server forked
 		// while one is open would keep the page from ever loading.
@@ -160,6 +163,9 @@ type Info struct {
 	LogDir   string         `json:"logDir"`
 	Keyring  secrets.Status `json:"keyring"`
 	Problems []core.Problem `json:"problems"`
+	// Notice says why the window was reloaded (a view froze it, or the
+	// page crashed); empty on a normal start.
+	Notice string `json:"notice,omitempty"`
 }
 
 // Ready is called by the frontend once it has mounted; it returns what the
@@ -179,10 +185,22 @@ func (a *App) Ready() (Info, error) {
 		LogDir:   c.Paths.Logs,
 		Keyring:  c.Keyring,
 		Problems: problems,
+		Notice:   a.takeNotice(),
 	}, nil
 }
 
 func (a *App) logger() *slog.Logger { return a.core.Log }
+
+// takeNotice returns, once, why the window was reloaded, if it was.
+func (a *App) takeNotice() string {
+	a.mu.Lock()
+	w := a.watch
+	a.mu.Unlock()
+	if w == nil {
+		return ""
+	}
+	return w.takeNotice()
+}
 
 // errNoStore is returned by methods that need the database when it could
 // not be opened (the first screen already explains why).

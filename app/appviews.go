@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/switchboard-app/switchboard/internal/appview"
 	"github.com/switchboard-app/switchboard/internal/core"
@@ -129,6 +130,25 @@ func (a *App) guardFramesOnce() {
 				a.core.Log.Warn("refused a navigation inside the window: a view may load only what it declared", "url", clip(uri, 200))
 			}
 		})
+		w := &pageWatch{
+			now: time.Now,
+			viewsOpen: func() int {
+				if svc, err := a.services(); err == nil {
+					return svc.AppViewsOpen()
+				}
+				return 0
+			},
+			ended: func(reason string) {
+				a.core.Log.Warn("reloaded the window", "why", reason)
+				if svc, err := a.services(); err == nil {
+					svc.EndAppViews("it stopped responding and froze the window")
+				}
+			},
+		}
+		a.mu.Lock()
+		a.watch = w
+		a.mu.Unlock()
+		onPageHang(w.hung, w.gone)
 		if err := guardFrames(); err != nil {
 			a.core.Log.Error("server views are off: the frame guard failed", "err", err)
 		} else if canGuardFrames() && runtime.GOOS == "linux" {

@@ -4,6 +4,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/asks"
 	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/clients"
 	"github.com/switchboard-app/switchboard/internal/core"
 	"github.com/switchboard-app/switchboard/internal/elicit"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
@@ -48,6 +49,8 @@ type EventPayloads struct {
 	PromptsChanged   mcpconn.ListChanged     `json:"prompts:changed"`
 	// Servers' views (app/appviews.go).
 	AppViewClosed core.AppViewClosed `json:"appview:closed"`
+	// Connected apps (app/clients.go): a request was audited.
+	ClientsActivity clients.AuditEntry `json:"clients:activity"`
 }
 
 // LogAppend is the payload of EventLogAppend.

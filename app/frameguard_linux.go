@@ -18,6 +18,8 @@ extern void processBindingMessage(char *, char *) __attribute__((weak));
 extern void frameGuardDone(int, int);
 extern void frameGuardRefused(size_t);
 extern int frameGuardNavigate(char *, char *, int);
+extern int frameGuardHung(void);
+extern int frameGuardGone(int);
 
 static char *sbg_key = NULL;
 static size_t sbg_key_len = 0;
@@ -75,6 +77,36 @@ static gboolean sbg_on_policy(WebKitWebView *wv, WebKitPolicyDecision *d, WebKit
 	return FALSE;
 }
 
+// A page that never yields (a view's script in an endless loop: WebKitGTK
+// runs every frame of the window in one web process, on one thread)
+// freezes the whole window. WebKit tells when its web process stops
+// answering; if it still does not 2 s later, Go decides (frameGuardHung)
+// whether to end the process, and the window reloads its page once it is
+// gone (frameGuardGone also decides after a crash).
+static guint sbg_hang_timer = 0;
+
+static gboolean sbg_hang_check(gpointer data) {
+	sbg_hang_timer = 0;
+	WebKitWebView *wv = WEBKIT_WEB_VIEW(data);
+	if (!webkit_web_view_get_is_web_process_responsive(wv) && frameGuardHung())
+		webkit_web_view_terminate_web_process(wv);
+	return G_SOURCE_REMOVE;
+}
+
+static void sbg_on_responsive(GObject *o, GParamSpec *p, gpointer unused) {
+	WebKitWebView *wv = WEBKIT_WEB_VIEW(o);
+	if (webkit_web_view_get_is_web_process_responsive(wv)) {
+		if (sbg_hang_timer) { g_source_remove(sbg_hang_timer); sbg_hang_timer = 0; }
+		return;
+	}
+	if (!sbg_hang_timer) sbg_hang_timer = g_timeout_add(2000, sbg_hang_check, wv);
+}
+
+static void sbg_on_gone(WebKitWebView *wv, WebKitWebProcessTerminationReason reason, gpointer unused) {
+	if (frameGuardGone(reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API ? 0 : 1))
+		webkit_web_view_reload(wv);
+}
+
 static GtkWidget *sbg_find_webview(GtkWidget *w) {
 	if (WEBKIT_IS_WEB_VIEW(w)) return w;
 	if (!GTK_IS_CONTAINER(w)) return NULL;
@@ -110,6 +142,8 @@ static gboolean sbg_install(gpointer unused) {
 	webkit_user_script_unref(s);
 	g_signal_connect(m, "script-message-received::external", G_CALLBACK(sbg_on_message), wv);
 	g_signal_connect(wv, "decide-policy", G_CALLBACK(sbg_on_policy), NULL);
+	g_signal_connect(wv, "notify::is-web-process-responsive", G_CALLBACK(sbg_on_responsive), NULL);
+	g_signal_connect(wv, "web-process-terminated", G_CALLBACK(sbg_on_gone), NULL);
 	frameGuardDone(0, blocked);
 	return G_SOURCE_REMOVE;
 }
@@ -160,6 +194,12 @@ var frameGuard struct {
 	// hears of each refused navigation.
 	navAllowed   atomic.Pointer[func(uri string) bool]
 	onNavRefused atomic.Pointer[func(uri string)]
+	// hung decides whether to end a web process that stopped answering;
+	// gone whether to reload the page after the process ended (ended: by
+	// hung's decision; else it crashed). Both run on GTK's thread: they
+	// must not block. nil: neither.
+	hung atomic.Pointer[func() bool]
+	gone atomic.Pointer[func(ended bool) bool]
 }
 
 // guardTimeout bounds the wait for GTK's main loop to run the install.
@@ -275,4 +315,29 @@ func frameGuardNavigate(target, page *C.char, newWindow C.int) C.int {
 		return 0
 	}
 	return 1
+}
+
+// onPageHang sets how a window whose page stopped answering is recovered
+// (see sbg_hang_check): hung says whether to end the page's process, gone
+// whether to reload the page after it ended (ended) or crashed. Both are
+// called on GTK's thread and must not block.
+func onPageHang(hung func() bool, gone func(ended bool) bool) {
+	frameGuard.hung.Store(&hung)
+	frameGuard.gone.Store(&gone)
+}
+
+//export frameGuardHung
+func frameGuardHung() C.int {
+	if f := frameGuard.hung.Load(); f != nil && (*f)() {
+		return 1
+	}
+	return 0
+}
+
+//export frameGuardGone
+func frameGuardGone(crashed C.int) C.int {
+	if f := frameGuard.gone.Load(); f != nil && (*f)(crashed == 0) {
+		return 1
+	}
+	return 0
 }

@@ -37,3 +37,6 @@ func viewsSafeOn(goos string) bool { return viewsTestedOn[goos] }
 var viewsTestedOn = map[string]bool{"darwin": false, "windows": false}
 
 func onFrameRefused(func(n int64, size int)) {}
+
+// onPageHang has nothing to set here: no other build shows views.
+func onPageHang(hung func() bool, gone func(ended bool) bool) {}

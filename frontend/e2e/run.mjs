@@ -20,6 +20,9 @@ import { register as registerAnnotations } from './annotations.mjs';
 import { register as registerElicit } from './elicit.mjs';
 import { register as registerTrifecta } from './trifecta.mjs';
 import { register as registerAppViews } from './appviews.mjs';
+import { register as registerClients } from './clients.mjs';
+import { register as registerToolSearch } from './toolsearch.mjs';
+import { register as registerCmdTools } from './cmdtools.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
@@ -691,6 +694,9 @@ registerAnnotations({ test, withPage, toolPage, shot, fake });
 registerElicit({ test, withPage, toolPage, shot, fake });
 registerTrifecta({ test, withPage, toolPage, shot, fake });
 registerAppViews({ test, withPage, toolPage, shot, fake });
+registerClients({ test, withPage, toolPage, shot, fake });
+registerToolSearch({ test, withPage, toolPage, shot, fake });
+registerCmdTools({ test, withPage, toolPage, shot, fake });
 
 let ok = false;
 try {

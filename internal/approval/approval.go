@@ -144,12 +144,21 @@ type Request struct {
 	// model; empty (or RequestedByModel) when the model does. The policy
 	// decides alike for both.
 	RequestedBy string `json:"requestedBy,omitempty"`
+	// Client is the name of the connected app (an external MCP client)
+	// whose turn made the call, shown to the user as "<Client> asks";
+	// set with RequestedBy RequestedByClient, empty otherwise. Yolo does
+	// not apply to such a call, and "allow all" is not an answer to it;
+	// "always" grants and the read-only setting do apply.
+	Client string `json:"client,omitempty"`
 }
 
 // Values of Request.RequestedBy.
 const (
 	RequestedByModel = "model"
 	RequestedByView  = "view"
+	// RequestedByClient is a call a model made in a turn a connected app
+	// (an external MCP client) started; Request.Client names the app.
+	RequestedByClient = "client"
 )
 
 // An Outcome is the final answer for a call.

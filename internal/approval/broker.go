@@ -215,6 +215,10 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) error {
 		b.mu.Unlock()
 		return fmt.Errorf("%w: %q", ErrUnknownRequest, id)
 	}
+	if d == AllowAll && c.req.RequestedBy == RequestedByClient {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: \"allow all\" does not apply to a connected app's calls; allow this one once or always", ErrInvalidDecision)
+	}
 	if d != AllowAlways && d != AllowAll {
 		_, _ = b.settleLocked(c, d, c.byUser()) // cannot fail: c is pending, d is valid
 		b.mu.Unlock()
@@ -327,7 +331,7 @@ func (b *Broker) isClosed() bool {
 // policyAllowsLocked reports whether the remembered policy allows r, and by
 // which decision.
 func (b *Broker) policyAllowsLocked(r Request) (Decision, bool) {
-	if b.yolo {
+	if b.yolo && r.RequestedBy != RequestedByClient { // a connected app's turn never runs on yolo
 		return AllowAll, true
 	}
 	g, ok := b.grants[grantKey{r.ServerID, r.Tool}]

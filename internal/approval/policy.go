@@ -117,7 +117,7 @@ func (b *Broker) setYolo(ctx context.Context, on bool, decided *call) error {
 		}
 		b.yolo = on
 		if on {
-			b.releaseLocked(func(c *call) bool { return c.req.Guard == nil }, AllowAll, ByPolicy)
+			b.releaseLocked(func(c *call) bool { return c.req.Guard == nil && c.req.RequestedBy != RequestedByClient }, AllowAll, ByPolicy)
 		}
 	})
 }

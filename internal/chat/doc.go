@@ -31,6 +31,10 @@
 //     in memory, so they hold across restarts and never go stale.
 //   - The tools and the conversation's selection are read every round; a
 //     selection names tools by server and original name (ToolKey).
+//   - Past the user's tool-search threshold a request carries package
+//     toolsearch's constant pair instead of the tools; a call through
+//     call_tool is resolved to the real tool before any check, so approval,
+//     audit and events only ever see real tools (toolsearch.go).
 //   - Progress reports reach the UI paced (ProgressInterval for the whole
 //     engine, newest report per call), whatever rate a server sends.
 //   - The history sent to a model is rebuilt from the store each round, and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/toolsearch"
 )
 
 // Defaults of Options.
@@ -87,6 +88,10 @@ type Options struct {
 	// user's setting, read as each outbound call is decided, so a change
 	// applies at once); nil means off. See guardFor.
 	TrifectaGuard func(ctx context.Context) bool
+	// ToolSearch says when a request carries the tool-search pair instead
+	// of the tools (toolsearch.go); the zero value is toolsearch's default
+	// (auto, with its thresholds).
+	ToolSearch toolsearch.Settings
 }
 
 // An Engine runs conversation turns. It is safe for concurrent use; it
@@ -152,7 +157,8 @@ func NewEngine(opts *Options) *Engine {
 		e.emit = nopEmitter{}
 	}
 	e.progress = newProgressPacer(e.emit)
-	e.limits.Store(&Limits{MaxToolRounds: o.MaxToolRounds, ResultLimit: o.ResultLimit, DefaultSystemPrompt: o.DefaultSystemPrompt})
+	e.limits.Store(&Limits{MaxToolRounds: o.MaxToolRounds, ResultLimit: o.ResultLimit, DefaultSystemPrompt: o.DefaultSystemPrompt,
+		ToolSearch: o.ToolSearch})
 	e.root, e.cancelRoot = context.WithCancel(context.Background())
 	return e
 }
@@ -163,6 +169,8 @@ type Limits struct {
 	MaxToolRounds       int
 	ResultLimit         int
 	DefaultSystemPrompt string
+	// ToolSearch says when the tool-search pair replaces the tools.
+	ToolSearch toolsearch.Settings
 }
 
 // SetLimits changes the limits; a zero number means its default.
@@ -173,6 +181,19 @@ func (e *Engine) SetLimits(l Limits) {
 }
 
 func (e *Engine) currentLimits() Limits { return *e.limits.Load() }
+
+// SetToolSearch changes only when tool search is used (ask's
+// --tool-search, for one run), keeping the other limits.
+func (e *Engine) SetToolSearch(s toolsearch.Settings) {
+	for {
+		old := e.limits.Load()
+		l := *old
+		l.ToolSearch = s
+		if e.limits.CompareAndSwap(old, &l) {
+			return
+		}
+	}
+}
 
 // Close stops every run and waits for them to save their state. It is safe
 // to call twice.

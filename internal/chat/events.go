@@ -61,7 +61,10 @@ type ToolCallEvent struct {
 	ServerID   string `json:"serverId"`
 	ServerName string `json:"serverName"`
 	// Tool is the exposed name the model called.
-	Tool   string `json:"tool"`
+	Tool string `json:"tool"`
+	// Via is toolsearch.CallName when the model called Tool through tool
+	// search's call_tool; empty for a direct call.
+	Via    string `json:"via,omitempty"`
 	Status string `json:"status" ts_type:"store.CallStatus"`
 	// Progress is set on progress reports while running.
 	Progress *Progress `json:"progress,omitempty"`

@@ -39,7 +39,12 @@ type toolCall struct {
 	unrecorded bool
 	// over, when not zero, is how many calls the reply made: this one is
 	// past MaxToolCallsPerReply and does not run.
-	over  int
+	over int
+	// refusal, when set, is why the call does not run, decided before run
+	// (throughSearch); via is toolsearch.CallName when the call came
+	// through tool search.
+	refusal, via string
+
 	mu    sync.Mutex
 	ended bool
 }
@@ -56,6 +61,8 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 	}
 	var refusal string
 	switch {
+	case tc.refusal != "" && tc.over == 0:
+		refusal = tc.refusal
 	case tc.over > 0:
 		refusal = fmt.Sprintf("Error: this reply asked for %d tool calls; at most %d run per reply, so %s did not run. Call it again in your next reply if you still need it.", tc.over, MaxToolCallsPerReply, c.Name)
 	case !known:
@@ -80,6 +87,10 @@ func (tc *toolCall) run(tools map[string]Tool, sel selectionSet) {
 		DefinitionHash: tool.DefinitionHash, InputSchema: tool.InputSchema, Title: tool.Title, Hints: tool.Hints}
 	if refusal == "" {
 		req.Guard = tc.guardFor(tool)
+	}
+	if cl, ok := ClientOf(tc.ctx); ok {
+		req.RequestedBy, req.Client = approval.RequestedByClient, cl.Name
+		rec.RequestedBy = store.RequestedByClientPrefix + cl.Name
 	}
 
 	// A call a standing policy allows is recorded as requested, decided
@@ -296,6 +307,7 @@ func (tc *toolCall) event(ev ToolCallEvent) {
 func (tc *toolCall) stamp(ev ToolCallEvent) ToolCallEvent {
 	ev.ConversationID, ev.MessageID, ev.ID, ev.CallID = tc.conv.ID, tc.msg.ID, tc.id, tc.call.ID
 	ev.Tool, ev.ServerID, ev.ServerName = tc.call.Name, tc.serverID, tc.server
+	ev.Via = tc.via
 	return ev
 }
 

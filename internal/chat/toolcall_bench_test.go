@@ -103,7 +103,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 		n++
 		call := llm.ToolCall{ID: fmt.Sprintf("call_%d", n), Name: "everything__echo", Arguments: string(args)}
 		start := time.Now()
-		e.runTools(ctx, ctx, conv, msg, []llm.ToolCall{call}, e.allTools())
+		e.runTools(ctx, ctx, conv, msg, []llm.ToolCall{call}, e.allTools(), false)
 		return time.Since(start)
 	}
 	directCall := func() time.Duration {

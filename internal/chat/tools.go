@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/toolsearch"
 )
 
 // Limits past which the tools a conversation offers draw a warning. The
@@ -114,10 +115,16 @@ type ToolChoice struct {
 type ToolSet struct {
 	Selection ToolSelection `json:"selection"`
 	Tools     []ToolChoice  `json:"tools"`
-	// Offered counts the tools sent to the model.
+	// Offered counts the tools the conversation offers the model: sent
+	// with each request, or, with ToolSearch, found through the pair.
 	Offered int `json:"offered"`
-	// EstimatedTokens is what the offered tools take of the context.
+	// EstimatedTokens is what the tools sent with a request take of the
+	// context (with ToolSearch, the pair's).
 	EstimatedTokens int `json:"estimatedTokens"`
+	// ToolSearch is set when the tools are past the tool-search threshold
+	// (or it is always on): requests carry the search pair instead, and
+	// the model finds the Offered tools through it.
+	ToolSearch bool `json:"toolSearch,omitempty"`
 	// Warning is set when Offered or EstimatedTokens is past its limit.
 	Warning string `json:"warning,omitempty"`
 }
@@ -141,8 +148,11 @@ func (e *Engine) ToolsFor(ctx context.Context, convID string) (ToolSet, error) {
 		set.Tools = append(set.Tools, ToolChoice{Key: t.Key(), Name: t.Name, Server: t.ServerName, Description: t.Description,
 			Enabled: t.Enabled, Selected: allowed.allows(t.Key())})
 	}
-	offered, warning := e.offer(tools, sel, e.toolLimits(ctx, conv))
+	offered, warning, searched := e.roundTools(tools, sel, e.toolLimits(ctx, conv))
 	set.Offered, set.EstimatedTokens, set.Warning = len(offered), toolTokens(offered), warning
+	if searched > 0 {
+		set.Offered, set.ToolSearch = searched, true
+	}
 	return set, nil
 }
 
@@ -227,15 +237,10 @@ func (e *Engine) currentSelection(ctx context.Context, conv store.Conversation, 
 // is offered once, the first tool that has it winning: a provider refuses
 // a request that names a tool twice.
 func (e *Engine) offer(tools []Tool, sel ToolSelection, limits llm.ToolLimits) ([]llm.Tool, string) {
+	from := offerable(tools, sel.set())
 	var out []llm.Tool
-	var from []Tool
-	allowed, seen := sel.set(), make(map[string]bool)
-	for _, t := range tools {
-		if t.Enabled && !t.AppOnly && !seen[t.Name] && allowed.allows(t.Key()) {
-			seen[t.Name] = true
-			out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
-			from = append(from, t)
-		}
+	for _, t := range from {
+		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
 	}
 	tokens, budget := toolTokens(out), int(float64(e.opts.ContextTokens)*ToolContextShare)
 	max, provider := limits.MaxTools, cmp.Or(limits.Provider, "the provider")
@@ -251,6 +256,21 @@ func (e *Engine) offer(tools []Tool, sel ToolSelection, limits llm.ToolLimits) (
 			tokens, e.opts.ContextTokens, largestServers(from))
 	}
 	return out, ""
+}
+
+// offerable returns the tools a model may be offered, in order: enabled,
+// selected, not AppOnly, and each exposed name once, the first tool that
+// has it winning.
+func offerable(tools []Tool, allowed selectionSet) []Tool {
+	var out []Tool
+	seen := make(map[string]bool)
+	for _, t := range tools {
+		if t.Enabled && !t.AppOnly && !seen[t.Name] && allowed.allows(t.Key()) {
+			seen[t.Name] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // largestServers names the (at most three) servers whose offered tools
@@ -313,8 +333,9 @@ const MaxToolCallsPerReply = 16
 // offered them: a call runs on the tool its name had then. Each call, as it
 // ends, appends its result as a tool message (so they are stored in the
 // order the calls end; the history puts them back in the calls' order for
-// the model).
-func (e *Engine) runTools(ctx, save context.Context, conv store.Conversation, msg store.Message, calls []llm.ToolCall, tools []Tool) {
+// the model). meta says the request carried the tool-search pair
+// (toolsearch.go): its calls are answered, or resolved to the real tool.
+func (e *Engine) runTools(ctx, save context.Context, conv store.Conversation, msg store.Message, calls []llm.ToolCall, tools []Tool, meta bool) {
 	// As offer does: a tool meant for the server's view is unknown to the
 	// model, and of two tools with one name the first is the one offered.
 	byName := make(map[string]Tool, len(tools))
@@ -328,10 +349,21 @@ func (e *Engine) runTools(ctx, save context.Context, conv store.Conversation, ms
 	if len(calls) > MaxToolCallsPerReply {
 		run, over = calls[:MaxToolCallsPerReply], calls[MaxToolCallsPerReply:]
 	}
+	var avail []Tool // what a search of this reply runs over
+	if meta {
+		avail = offerable(tools, sel)
+	}
 	var wg sync.WaitGroup
 	for _, c := range run {
 		wg.Go(func() {
+			if meta && c.Name == toolsearch.SearchName {
+				e.searchTools(save, conv, c, avail)
+				return
+			}
 			tc := &toolCall{e: e, ctx: ctx, save: save, conv: conv, msg: msg, call: c}
+			if meta {
+				tc.throughSearch(byName, sel)
+			}
 			tc.run(byName, sel)
 		})
 	}

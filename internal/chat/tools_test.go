@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-app/switchboard/internal/toolsearch"
 )
 
 func TestToolSelection(t *testing.T) {
@@ -74,7 +75,9 @@ func TestToolWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, []llmtest.Reply{llmtest.Text("ok")}, nil)
+			// With tool search on (the default), these tools would go behind
+			// it; TestToolSearchReplacesWarnings checks that.
+			h := newHarness(t, []llmtest.Reply{llmtest.Text("ok")}, func(o *Options) { o.ToolSearch.Mode = toolsearch.ModeOff })
 			h.tools.tools = tt.tools
 			set, err := h.e.ToolsFor(context.Background(), h.conv.ID)
 			if err != nil {

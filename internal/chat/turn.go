@@ -78,7 +78,7 @@ func (e *Engine) turn(ctx context.Context, r *run, conv store.Conversation) {
 		// tool off applies to the next request of this run; the calls of a
 		// reply run on the tools as they were offered.
 		tools := e.allTools()
-		offered, warning := e.offer(tools, e.currentSelection(save, conv, tools), client.ToolLimits())
+		offered, warning, searched := e.roundTools(tools, e.currentSelection(save, conv, tools), client.ToolLimits())
 		if warning != "" && warning != warned {
 			e.emit.Emit(EventWarning, WarningEvent{ConversationID: conv.ID, Message: warning})
 		}
@@ -106,7 +106,7 @@ func (e *Engine) turn(ctx context.Context, r *run, conv store.Conversation) {
 		}
 
 		e.status(conv.ID, StateTools, "")
-		e.runTools(ctx, save, conv, msg, reply.ToolCalls, tools)
+		e.runTools(ctx, save, conv, msg, reply.ToolCalls, tools, searched > 0)
 		if ctx.Err() != nil {
 			msg.Status = store.StatusStopped
 			e.saveMessage(save, msg)

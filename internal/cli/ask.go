@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,10 +24,11 @@ import (
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/sampling"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/toolsearch"
 )
 
 func init() {
-	register("ask", "one chat turn on the terminal: ask [--provider ID | --base-url URL] [--model M] [--conversation ID] [--yolo] [--allow SERVER/TOOL] [--attach FILE] \"prompt\"", runAsk)
+	register("ask", "one chat turn on the terminal: ask [--provider ID | --base-url URL] [--model M] [--conversation ID] [--yolo] [--allow SERVER/TOOL] [--attach FILE] [--tool-search auto|always|off] \"prompt\"", runAsk)
 }
 
 type stringList []string
@@ -50,6 +52,7 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	var allow stringList
 	fs.Var(&allow, "allow", "allow calls of this tool without asking (repeatable): server/tool (server ID or name, the server's tool name), the exposed name models see, or a tool name only one server has")
 	wait := fs.Duration("wait-servers", 15*time.Second, "how long to wait for MCP servers to connect")
+	toolSearch := fs.String("tool-search", "", "for this run: auto, always or off (default: the setting, see switchboard settings)")
 	var attachFiles stringList
 	fs.Var(&attachFiles, "attach", fmt.Sprintf("attach a file to the message (repeatable, at most %d): an image (PNG, JPEG, GIF, WebP; up to %s) for a vision model, a text file (inlined; cut at %s) or a PDF (its text)",
 		chat.MaxAttachments, core.FormatBytes(core.MaxImageBytes), core.FormatBytes(core.MaxTextBytes)))
@@ -63,6 +66,10 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 	}
 	if prompt == "" && len(attachFiles) == 0 {
 		fmt.Fprintln(env.Stderr, `usage: switchboard ask [flags] "prompt"`)
+		return 2
+	}
+	if *toolSearch != "" && !slices.Contains(core.ToolSearchModes, toolsearch.Mode(*toolSearch)) {
+		fmt.Fprintf(env.Stderr, "switchboard: --tool-search %q: choose auto, always or off\n", *toolSearch)
 		return 2
 	}
 
@@ -111,6 +118,16 @@ func runAsk(ctx context.Context, env *Env, args []string) int {
 		return 1
 	}
 	out.broker = svc.Broker
+	if *toolSearch != "" {
+		set, err := core.LoadSettings(ctx, c.Store)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "switchboard:", err)
+			return 1
+		}
+		ts := set.ToolSearchSettings()
+		ts.Mode = toolsearch.Mode(*toolSearch)
+		svc.Chat.SetToolSearch(ts)
+	}
 	policy := askPolicy{yolo: *yolo, interactive: isTerminal(env.Stdin), in: bufio.NewReader(env.Stdin)}
 	if opts.Visible != nil {
 		out.asker = &termAsker{in: policy.in, out: lw.Stderr, lock: &out.promptMu, svc: svc}
@@ -310,6 +327,9 @@ type askPrinter struct {
 	promptMu  sync.Mutex
 	// asker answers what servers ask on the terminal; nil: refused.
 	asker *termAsker
+	// searches are the queries of the model's tool searches, by call ID,
+	// until their results come.
+	searches map[string]string
 }
 
 // setPolicy sets how approval requests are answered; until then (servers
@@ -340,6 +360,10 @@ func (p *askPrinter) Emit(name string, payload any) {
 		afterText := p.wroteText
 		p.mu.Unlock()
 		p.tools.event(t, afterText)
+	case chat.EventMessage:
+		if m, ok := payload.(store.Message); ok {
+			p.searchLine(m)
+		}
 	case chat.EventWarning:
 		// Sent before the request it is about (too many tools, say).
 		if w, ok := payload.(chat.WarningEvent); ok && w.Message != "" {
@@ -417,6 +441,61 @@ func (p *askPrinter) decide(r approval.Request) {
 		p.broker.Decide(ctx, r.ID, approval.AllowAlways)
 	default:
 		p.broker.Decide(ctx, r.ID, approval.Deny)
+	}
+}
+
+// searchLine prints the model's tool searches (tool search's
+// search_tools, which has no tool-call events): the query when the reply
+// that asks is saved, and the tools found when the result is.
+func (p *askPrinter) searchLine(m store.Message) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case m.Role == store.RoleAssistant && m.Status == store.StatusDone && len(m.ToolCalls) > 0:
+		var calls []llm.ToolCall
+		json.Unmarshal(m.ToolCalls, &calls)
+		for _, c := range calls {
+			if c.Name != toolsearch.SearchName {
+				continue
+			}
+			if p.searches == nil {
+				p.searches = map[string]string{}
+			}
+			q, err := toolsearch.ParseSearch(c.Arguments)
+			if err != nil {
+				q.Query = c.Arguments
+			}
+			p.searches[c.ID] = clipLine(strings.Join(strings.Fields(q.Query), " "), 200)
+		}
+	case m.Role == store.RoleTool && p.searches != nil:
+		q, ok := p.searches[m.ToolCallID]
+		if !ok {
+			return
+		}
+		delete(p.searches, m.ToolCallID)
+		var r struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		var names []string
+		if json.Unmarshal([]byte(m.Content), &r) == nil {
+			for _, t := range r.Tools {
+				names = append(names, t.Name)
+			}
+		}
+		found := "nothing"
+		if len(names) > 0 {
+			found = strings.Join(names, ", ")
+		} else if !strings.HasPrefix(m.Content, "{") {
+			found = clipLine(m.Content, 200)
+		}
+		nl := ""
+		if p.wroteText {
+			nl = "\n"
+			p.wroteText = false
+		}
+		fmt.Fprintf(p.env.Stderr, "%s[tool search %q: %s]\n", nl, q, found)
 	}
 }
 

@@ -110,6 +110,14 @@ var helpText = map[string]string{
                                          -schema prints each tool's input schema as the server sent it
   switchboard servers import FILE        import a claude_desktop_config.json, .vscode/mcp.json or ~/.cursor/mcp.json
                                          (- reads standard input); all or nothing
+  switchboard servers add-command [-replace] FILE
+                                         add a server of command tools from a JSON file (- reads standard input):
+                                         {"id": "search", "tools": [{"name": "grep", "description": "...",
+                                           "inputSchema": {"type": "object", "properties": {"pattern": {"type": "string"}}},
+                                           "command": ["rg", "--json", "--", "{{pattern}}"], "cwd": "~/src",
+                                           "timeout": "30s", "outputLimit": 65536}]}
+                                         each {{name}} is one argument, never read by a shell; -replace replaces
+                                         the server of the same id
   switchboard servers export [-format F] print the servers as claude, vscode or cursor JSON
   switchboard servers remove ID          delete a server, its grants and its secrets
   switchboard servers disable ID         keep a server but do not start it

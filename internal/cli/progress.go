@@ -55,7 +55,11 @@ func (l *toolLine) event(t chat.ToolCallEvent, afterText bool) {
 			if afterText {
 				nl = "\n"
 			}
-			fmt.Fprintf(l.w, "%s[tool %s on %s: running]\n", nl, t.Tool, t.ServerName)
+			via := ""
+			if t.Via != "" {
+				via = " (through tool search)"
+			}
+			fmt.Fprintf(l.w, "%s[tool %s on %s%s: running]\n", nl, t.Tool, t.ServerName, via)
 			return
 		}
 		line := fmt.Sprintf("[tool %s: %s]", t.Tool, progressText(*t.Progress))

@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register("servers", "list, import (Claude Desktop, VS Code, Cursor), export, remove, enable, disable MCP servers, list their tools and set their secrets", runServers)
+	register("servers", "list, import (Claude Desktop, VS Code, Cursor), export, remove, enable, disable MCP servers, add command tools, list their tools and set their secrets", runServers)
 	doctorExtras = append(doctorExtras, doctorServers)
 }
 
@@ -34,6 +34,8 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 	switch args[0] {
 	case "list":
 		return serversList(ctx, env)
+	case "add-command":
+		return serversAddCommand(ctx, env, args[1:]) // cmdtools.go
 	case "import":
 		if len(args) != 2 {
 			fmt.Fprintln(env.Stderr, "usage: switchboard servers import FILE   (claude_desktop_config.json, .vscode/mcp.json, ~/.cursor/mcp.json; - for stdin)")
@@ -116,7 +118,7 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 		}
 		return serversSetSecret(ctx, env, args[1], args[2])
 	}
-	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, tools [-schema] [ID], import FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, workload-identity ID CLIENT-ID TOKEN-FILE|off, set-secret ID NAME, log-level ID LEVEL, log [-n N] ID, read-only ID on|off, private ID TOOL on|off, roots ID [FOLDER...|none])\n", args[0])
+	fmt.Fprintf(env.Stderr, "switchboard servers: unknown subcommand %q (list, tools [-schema] [ID], import FILE, add-command [-replace] FILE, export [-format F], remove ID, enable ID, disable ID, inherit-env ID on|off, workload-identity ID CLIENT-ID TOKEN-FILE|off, set-secret ID NAME, log-level ID LEVEL, log [-n N] ID, read-only ID on|off, private ID TOOL on|off, roots ID [FOLDER...|none])\n", args[0])
 	return 2
 }
 
@@ -238,7 +240,7 @@ func serversSetSecret(ctx context.Context, env *Env, id, name string) int {
 		return 1
 	}
 	what := "env variable"
-	if cfg.Transport != serverconf.TransportStdio {
+	if !cfg.Transport.Local() {
 		what = "header"
 	}
 	fmt.Fprintf(env.Stdout, "set %s %s of server %s (kept in the OS keyring)\n", what, name, id)
@@ -286,6 +288,9 @@ func printServers(env *Env, cfgs []serverconf.Config) int {
 			// A config saved by an older version may still hold a
 			// password in an argument.
 			target = serverconf.RedactURLPasswords(strings.TrimSpace(cfg.Command + " " + strings.Join(cfg.Args, " ")))
+		}
+		if cfg.Transport == serverconf.TransportCommand {
+			target = commandTarget(&cfg)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", cfg.ID, cfg.DisplayName(), cfg.Transport, cfg.Enabled, target)
 	}

@@ -14,3 +14,8 @@ func (s *Services) AppViewFrameAllowed(uri string) bool {
 func (s *Services) EndAppViews(reason string) int {
 	return s.views.reg.EndAll(reason)
 }
+
+// AppViewsOpen reports how many views are open in the window.
+func (s *Services) AppViewsOpen() int {
+	return len(s.views.reg.List())
+}

@@ -47,6 +47,7 @@ func (s *Services) SaveSettings(ctx context.Context, set Settings) error {
 	if err := SaveSettings(ctx, s.store, set); err != nil {
 		return err
 	}
-	s.Chat.SetLimits(chat.Limits{MaxToolRounds: set.MaxToolRounds, ResultLimit: set.ToolResultLimit, DefaultSystemPrompt: set.DefaultSystemPrompt})
+	s.Chat.SetLimits(chat.Limits{MaxToolRounds: set.MaxToolRounds, ResultLimit: set.ToolResultLimit, DefaultSystemPrompt: set.DefaultSystemPrompt,
+		ToolSearch: set.ToolSearchSettings()})
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/buildinfo"
 	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/clients"
+	"github.com/switchboard-app/switchboard/internal/instance"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/oauth"
@@ -43,6 +45,16 @@ type Services struct {
 	asks *serverAsks
 	// views are the servers' views open in the window (appviews.go).
 	views *appViews
+	// clients are the connected apps (external MCP clients), and endpoint
+	// their HTTP endpoint when it runs (clients.go).
+	clients        *clients.Registry
+	endpoint       endpoint
+	clientEndpoint bool
+	emitter        Emitter
+	log            *slog.Logger
+	// ownsInstance and lockPath: see ServiceOptions.OwnsInstance.
+	ownsInstance bool
+	lockPath     string
 }
 
 // ServiceOptions tune the services; nil means defaults.
@@ -59,11 +71,20 @@ type ServiceOptions struct {
 	// the user to open (once the user agrees); nil means the system
 	// browser. Tests follow the redirects themselves.
 	OpenBrowser oauth.Opener
+	// OwnsInstance says this process holds the data directory's instance
+	// lock (the window). Start marks replies left streaming as interrupted
+	// only in such a process, or when no process holds it: while the window
+	// is open, a command's Start leaves the window's running replies alone.
+	OwnsInstance bool
 	// Visible reports whether the user can see the window now. Servers
 	// may ask for input or a completion only then; nil (the CLI) means no
 	// window, and such requests are refused with a note in the server's
 	// log.
 	Visible func() bool
+	// ClientEndpoint lets Start start the connected apps' HTTP endpoint
+	// when the user turned it on (the window sets it); false leaves it
+	// off, as the CLI's commands must not take the window's port.
+	ClientEndpoint bool
 }
 
 // ErrNoDatabase is returned when a service is asked for while the
@@ -111,7 +132,9 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 		mo.AuthHandler = authz.handler
 	}
 	s := &Services{store: c.Store, auth: authz, asks: newServerAsks(em, opts.Visible),
-		views: newAppViews(em, opts.OpenBrowser, c.Log.With("component", "appviews"))}
+		views:   newAppViews(em, opts.OpenBrowser, c.Log.With("component", "appviews")),
+		clients: clients.New(c.Store), clientEndpoint: opts.ClientEndpoint, emitter: em, log: c.Log,
+		ownsInstance: opts.OwnsInstance, lockPath: c.Paths.Lock}
 	mo.Emitter = s.views.watch(mo.Emitter) // a view ends when its tool does
 	if mo.Elicit == nil {
 		mo.Elicit = s.asks.elicitHandler
@@ -172,7 +195,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 			return llm.ToolLimitsFor(rec.BaseURL)
 		},
 		Tools:               toolSource{m: s.Manager, calls: &s.asks.calls, marks: s.Broker},
-		Approver:            s.Broker,
+		Approver:            clientApprover{broker: s.Broker, clients: s.clients, visible: opts.Visible, log: c.Log.With("component", "clients")},
 		Tasks:               taskFollower{s.Tasks},
 		Emitter:             em,
 		Logger:              c.Log.With("component", "chat"),
@@ -180,6 +203,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 		ResultLimit:         settings.ToolResultLimit,
 		DefaultSystemPrompt: settings.DefaultSystemPrompt,
 		TrifectaGuard:       s.trifectaGuardOn,
+		ToolSearch:          settings.ToolSearchSettings(),
 	})
 	c.services = s
 	return s, nil
@@ -189,9 +213,12 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 // background; it never waits for a server.
 func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
 	// Replies cut off by a crash or a kill are marked as such (their text
-	// up to the last save is kept) before anything new runs.
-	if _, err := s.store.MarkInterrupted(ctx); err != nil {
-		log.Error("marking interrupted replies", "err", err)
+	// up to the last save is kept) before anything new runs; not from a
+	// command while the window runs them.
+	if s.ownsInstance || !instance.Held(s.lockPath) {
+		if _, err := s.store.MarkInterrupted(ctx); err != nil {
+			log.Error("marking interrupted replies", "err", err)
+		}
 	}
 	s.pruneAttachments(ctx, log)
 	if err := s.Broker.Load(ctx); err != nil {
@@ -211,6 +238,9 @@ func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	s.landEnded(ctx, log)
+	if s.clientEndpoint {
+		s.startClientEndpoint(ctx, log)
+	}
 	return nil
 }
 
@@ -237,6 +267,7 @@ func (s *Services) Close() error {
 	// Runs stop first (their tool calls are cancelled, partial replies
 	// saved), then pending approvals, then the servers.
 	s.views.close()
+	s.stopEndpoint() // connected apps' turns stop with their sessions
 	return errors.Join(s.Chat.Close(), s.Tasks.Close(), s.Broker.Close(), s.asks.Close(), s.Manager.Close())
 }
 

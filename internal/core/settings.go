@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/toolsearch"
 )
 
 // Themes lists the values of Settings.Theme (the frontend's contract is
@@ -31,6 +32,26 @@ type Settings struct {
 	// private data and taken in outside content (the lethal-trifecta
 	// guard). On by default; settings saved before it existed read as on.
 	TrifectaGuard bool `json:"trifectaGuard"`
+	// ToolSearch is when the model gets the tool-search pair (search_tools,
+	// call_tool) instead of the tools: "auto" when they are more than
+	// ToolSearchMaxTools or their definitions past ToolSearchMaxKB,
+	// "always", or "off". Settings saved before it existed read as auto.
+	ToolSearch string `json:"toolSearch" ts_type:"ToolSearchMode"`
+	// ToolSearchMaxTools is auto's tool count (1 to 10,000).
+	ToolSearchMaxTools int `json:"toolSearchMaxTools"`
+	// ToolSearchMaxKB is auto's size of the tools' definitions in KB
+	// (1 to 16,384).
+	ToolSearchMaxKB int `json:"toolSearchMaxKB"`
+}
+
+// ToolSearchModes lists the values of Settings.ToolSearch (the frontend's
+// contract is generated from it).
+var ToolSearchModes = []toolsearch.Mode{toolsearch.ModeAuto, toolsearch.ModeAlways, toolsearch.ModeOff}
+
+// ToolSearchSettings are the settings' tool search as the chat engine
+// takes it.
+func (s Settings) ToolSearchSettings() toolsearch.Settings {
+	return toolsearch.Settings{Mode: toolsearch.Mode(s.ToolSearch), MaxTools: s.ToolSearchMaxTools, MaxBytes: s.ToolSearchMaxKB * 1024}
 }
 
 // DefaultSettings are the settings of a new install.
@@ -41,6 +62,9 @@ func DefaultSettings() Settings {
 		MaxToolRounds:       10,
 		DefaultSystemPrompt: "You are a helpful assistant. Use the available tools when they help answer the user's request, and say briefly what you did with them.",
 		TrifectaGuard:       true,
+		ToolSearch:          string(toolsearch.ModeAuto),
+		ToolSearchMaxTools:  toolsearch.DefaultMaxTools,
+		ToolSearchMaxKB:     toolsearch.DefaultMaxBytes / 1024,
 	}
 }
 
@@ -59,8 +83,13 @@ func LoadSettings(ctx context.Context, st *store.Store) (Settings, error) {
 	return s, err
 }
 
-// SaveSettings validates and stores s.
+// SaveSettings validates and stores s. Tool search's fields all left zero
+// (by a caller that predates them) take their defaults.
 func SaveSettings(ctx context.Context, st *store.Store, s Settings) error {
+	if s.ToolSearch == "" && s.ToolSearchMaxTools == 0 && s.ToolSearchMaxKB == 0 {
+		def := DefaultSettings()
+		s.ToolSearch, s.ToolSearchMaxTools, s.ToolSearchMaxKB = def.ToolSearch, def.ToolSearchMaxTools, def.ToolSearchMaxKB
+	}
 	if !slices.Contains(Themes, s.Theme) {
 		return fmt.Errorf("theme %q: choose system, light or dark", s.Theme)
 	}
@@ -69,6 +98,15 @@ func SaveSettings(ctx context.Context, st *store.Store, s Settings) error {
 	}
 	if s.MaxToolRounds < 1 || s.MaxToolRounds > 100 {
 		return fmt.Errorf("tool rounds %d: choose between 1 and 100", s.MaxToolRounds)
+	}
+	if !slices.Contains(ToolSearchModes, toolsearch.Mode(s.ToolSearch)) {
+		return fmt.Errorf("tool search %q: choose auto, always or off", s.ToolSearch)
+	}
+	if s.ToolSearchMaxTools < 1 || s.ToolSearchMaxTools > 10_000 {
+		return fmt.Errorf("tool search after %d tools: choose between 1 and 10,000", s.ToolSearchMaxTools)
+	}
+	if s.ToolSearchMaxKB < 1 || s.ToolSearchMaxKB > 16<<10 {
+		return fmt.Errorf("tool search after %d KB of tool definitions: choose between 1 and 16,384", s.ToolSearchMaxKB)
 	}
 	if st == nil {
 		return ErrNoDatabase

@@ -49,3 +49,15 @@ func (l *Lock) Release() error {
 	l.f = nil
 	return err
 }
+
+// Held reports whether a process holds the lock at path now: another
+// process, or this one through another Acquire. A command-line process asks
+// it to leave the window's running work alone.
+func Held(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false // no lock file: no window ever ran here
+	}
+	defer f.Close() // drops the lock if this took it
+	return lockFile(f) != nil
+}

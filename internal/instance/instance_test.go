@@ -56,3 +56,27 @@ func TestSecondAcquireFailsWithPid(t *testing.T) {
 		t.Fatalf("second Release: %v", err)
 	}
 }
+
+func TestHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.lock")
+	if Held(path) {
+		t.Fatal("held before any lock file existed")
+	}
+	l, err := Acquire(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Held(path) {
+		t.Fatal("not held while acquired")
+	}
+	if !Held(path) { // asking did not take it
+		t.Fatal("asking once released the lock")
+	}
+	l.Release()
+	if Held(path) {
+		t.Fatal("held after release")
+	}
+	if _, err := Acquire(path); err != nil { // and asking left it free
+		t.Fatalf("Acquire after Held: %v", err)
+	}
+}

@@ -62,6 +62,11 @@
 // so they are renewed when a server reconnects; a server's updates and
 // list changes become events at most every notifyInterval.
 //
+// A server of command tools (serverconf.TransportCommand, cmdtool.go) is
+// served in this process over the SDK's in-memory transports, so it has
+// a session like any other; each call runs one program, argv never
+// through a shell, in a process group killed at its timeout.
+//
 // A tool may declare a view (MCP Apps, appui.go): a ui:// resource of one
 // HTML document, read bounded and checked (ReadUIResource) and kept for
 // the server's session. Servers are told views are shown only when

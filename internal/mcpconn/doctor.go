@@ -66,6 +66,9 @@ func (m *Manager) doctor(ctx context.Context, cfg serverconf.Config) DoctorRepor
 	if sess.noisy.Load() {
 		r.Warning = stdoutWarning
 	}
+	if sess.cmdWarning != "" {
+		r.Warning = sess.cmdWarning
+	}
 	if info := sess.cs.InitializeResult().ServerInfo; info != nil {
 		r.Server = info.Name + " " + info.Version
 	}

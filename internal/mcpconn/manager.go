@@ -460,6 +460,7 @@ func cloneConfig(c serverconf.Config) serverconf.Config {
 	c.Args = slices.Clone(c.Args)
 	c.DisabledTools = slices.Clone(c.DisabledTools)
 	c.Roots = slices.Clone(c.Roots)
+	c.Tools = serverconf.CloneTools(c.Tools)
 	if c.Env != nil {
 		env := make(map[string]serverconf.Value, len(c.Env))
 		for k, v := range c.Env {

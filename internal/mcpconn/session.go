@@ -53,6 +53,7 @@ type session struct {
 	protocol    string
 	connectedAt time.Time
 	noisy       atomic.Bool  // stdio: a line that is not JSON-RPC was skipped
+	cmdWarning  string       // command: the programs not found (cmdtool.go)
 	tools       []*mcp.Tool  // as listed at connect, the ones kept
 	listing     *toolListing // the same, prepared
 
@@ -327,6 +328,8 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 			s.noisy.Store(true)
 			m.noteStdoutNoise(cfg.ID, ring, line)
 		}), nil
+	case serverconf.TransportCommand:
+		return m.commandTransport(cfg, ring, s) // cmdtool.go
 	case serverconf.TransportSSE, serverconf.TransportHTTP:
 		if cfg.URL == "" {
 			return nil, permanent(errors.New("the server has no URL; set one in its settings"))

@@ -377,7 +377,7 @@ func (m *Manager) rebuildRegistry() {
 	for _, s := range servers {
 		s.mu.Lock()
 		p := part{id: s.id, name: s.cfg.DisplayName(), fingerprint: serverconf.Fingerprint(&s.cfg), disabled: s.cfg.DisabledTools, tools: s.tools,
-			local: s.cfg.Transport == serverconf.TransportStdio}
+			local: s.cfg.Transport.Local()}
 		s.mu.Unlock()
 		parts = append(parts, p)
 		for _, t := range p.tools {

@@ -30,11 +30,14 @@ const (
 	TransportStdio Transport = "stdio"
 	TransportSSE   Transport = "sse"
 	TransportHTTP  Transport = "http" // streamable HTTP
+	// TransportCommand is a set of plain commands offered as tools
+	// (Config.Tools), which Switchboard serves itself, in process.
+	TransportCommand Transport = "command"
 )
 
 // Transports lists every Transport (the frontend's contract is generated
 // from it).
-var Transports = []Transport{TransportStdio, TransportSSE, TransportHTTP}
+var Transports = []Transport{TransportStdio, TransportSSE, TransportHTTP, TransportCommand}
 
 // DefaultCallTimeout is the per-call timeout used when Config.CallTimeout is zero.
 const DefaultCallTimeout = 60 * time.Second
@@ -68,6 +71,10 @@ type Config struct {
 	// Env, so that API keys, cloud credentials and the session bus address
 	// in the app's environment do not reach it.
 	InheritEnv bool `json:"inheritEnv,omitempty"`
+
+	// command: the tools, each a program run with Env, InheritEnv and Cwd
+	// above (see CommandTool).
+	Tools []CommandTool `json:"tools,omitempty"`
 
 	// sse and http
 	URL     string           `json:"url,omitempty"`
@@ -150,10 +157,16 @@ func (c *Config) DisplayName() string {
 	return c.ID
 }
 
-// Timeout is CallTimeout, or DefaultCallTimeout when zero.
+// Timeout is CallTimeout, or DefaultCallTimeout when zero; for command
+// tools, at least their longest timeout and a few seconds more, so that a
+// tool's own timeout, which says why, comes first.
 func (c *Config) Timeout() time.Duration {
 	if c.CallTimeout > 0 {
 		return c.CallTimeout
 	}
-	return DefaultCallTimeout
+	d := DefaultCallTimeout
+	for i := range c.Tools {
+		d = max(d, c.Tools[i].RunTimeout()+5*time.Second)
+	}
+	return d
 }

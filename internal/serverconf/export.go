@@ -31,6 +31,7 @@ func ExportWithWarnings(cfgs []Config, format string) (data []byte, warnings []s
 		return nil, nil, fmt.Errorf("unknown export format %q: use claude, vscode or cursor", format)
 	}
 	ex := &exporter{format: f}
+	cfgs = ex.withoutCommandTools(cfgs)
 	keys := exportKeys(cfgs)
 	var servers orderedObject
 	for i := range cfgs {

@@ -70,7 +70,8 @@ func truncate(s string, n int) string {
 
 // Fingerprint is a stable hash of what makes a server the program it is:
 // the transport, and the command, arguments, working directory and
-// environment of a stdio server or the URL of a remote one. Approval grants
+// environment of a stdio server (and for a command server, each tool's
+// name, command and folder) or the URL of a remote one. Approval grants
 // are tied to it, so any change to what runs drops them. The working
 // directory is included because "node index.js" runs a different program
 // in another directory, and the environment (Env, and whether the app's
@@ -88,8 +89,12 @@ func Fingerprint(cfg *Config) string {
 		Env       map[string]Value `json:"e,omitempty"` // json sorts the keys
 		Inherit   bool             `json:"i,omitempty"`
 		URL       string           `json:"u,omitempty"`
+		Tools     any              `json:"x,omitempty"` // command
 	}{Transport: cfg.Transport}
-	if cfg.Transport == TransportStdio {
+	if cfg.Transport == TransportCommand {
+		id.Tools = commandFingerprint(cfg)
+	}
+	if cfg.Transport.Local() {
 		id.Command, id.Args, id.Cwd, id.Inherit = cfg.Command, cfg.Args, cfg.Cwd, cfg.InheritEnv
 		if len(cfg.Env) > 0 {
 			id.Env = make(map[string]Value, len(cfg.Env))

@@ -98,10 +98,12 @@ func Validate(cfg *Config) error {
 		validateStdio(&v, cfg)
 	case TransportSSE, TransportHTTP:
 		validateRemote(&v, cfg)
+	case TransportCommand:
+		validateCommand(&v, cfg)
 	case "":
-		v.add("transport", "is required: choose stdio, sse or http")
+		v.add("transport", "is required: choose stdio, sse, http or command")
 	default:
-		v.add("transport", "must be stdio, sse or http (got %q)", cfg.Transport)
+		v.add("transport", "must be stdio, sse, http or command (got %q)", cfg.Transport)
 	}
 
 	if cfg.CallTimeout != 0 && (cfg.CallTimeout < MinCallTimeout || cfg.CallTimeout > MaxCallTimeout) {
@@ -132,7 +134,7 @@ func Validate(cfg *Config) error {
 		v.add("logLevel", "must be one of debug, info, notice, warning, error, critical, alert, emergency, or empty for the server's default (got %q)", cfg.LogLevel)
 	}
 	if cfg.Auth != nil {
-		if cfg.Transport == TransportStdio {
+		if cfg.Transport.Local() {
 			v.add("auth", "is only used by sse and http servers; remove it or change the transport")
 		} else {
 			validateAuth(&v, cfg, cfg.Auth)

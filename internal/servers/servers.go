@@ -288,7 +288,7 @@ func (s *Service) SetInheritEnv(ctx context.Context, id string, on bool) (server
 	if err != nil {
 		return cfg, err
 	}
-	if cfg.Transport != serverconf.TransportStdio {
+	if !cfg.Transport.Local() {
 		return cfg, fmt.Errorf("server %q is a remote server: it runs no process here, so it has no environment", id)
 	}
 	cfg.InheritEnv = on
@@ -304,7 +304,7 @@ func (s *Service) SetWorkloadIdentity(ctx context.Context, id, clientID, file st
 	if err != nil {
 		return cfg, err
 	}
-	if cfg.Transport == serverconf.TransportStdio {
+	if cfg.Transport.Local() {
 		return cfg, fmt.Errorf("server %q is a local server: it signs in to nothing", id)
 	}
 	cfg.Auth = nil
@@ -326,7 +326,7 @@ func (s *Service) SetSecret(ctx context.Context, id, name, value string) (server
 		return cfg, errors.New("the variable or header name is empty")
 	}
 	vals, ref := &cfg.Env, serverconf.EnvSecretRef(id, name)
-	if cfg.Transport != serverconf.TransportStdio {
+	if !cfg.Transport.Local() {
 		vals, ref = &cfg.Headers, serverconf.HeaderSecretRef(id, name)
 	}
 	if err := s.Secrets.Set(ref, value); err != nil {
@@ -336,7 +336,7 @@ func (s *Service) SetSecret(ctx context.Context, id, name, value string) (server
 	if m == nil {
 		m = map[string]serverconf.Value{}
 	}
-	if cfg.Transport != serverconf.TransportStdio {
+	if !cfg.Transport.Local() {
 		for k := range m { // header names are case-insensitive
 			if strings.EqualFold(k, name) {
 				delete(m, k)

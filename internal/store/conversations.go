@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -57,6 +58,38 @@ func (s *Store) Conversation(ctx context.Context, id string) (Conversation, erro
 		return Conversation{}, fmt.Errorf("conversation %s: %w", id, ErrNotFound)
 	}
 	return c, err
+}
+
+// ErrAmbiguous is returned (wrapped) by ConversationByPrefix when more
+// than one conversation's ID starts with the prefix.
+var ErrAmbiguous = errors.New("more than one conversation matches")
+
+// ConversationByPrefix returns the conversation whose ID is idOrPrefix or,
+// failing that, the only one whose ID starts with it (ignoring ASCII
+// case); ErrNotFound if none does, ErrAmbiguous if several do.
+func (s *Store) ConversationByPrefix(ctx context.Context, idOrPrefix string) (Conversation, error) {
+	if idOrPrefix == "" {
+		return Conversation{}, fmt.Errorf("conversation with no ID: %w", ErrNotFound)
+	}
+	if c, err := s.Conversation(ctx, idOrPrefix); !errors.Is(err, ErrNotFound) {
+		return c, err
+	}
+	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(idOrPrefix) + "%"
+	rows, err := s.db.QueryContext(ctx, `SELECT `+conversationColumns+` FROM conversations
+		WHERE id LIKE ? ESCAPE '\' ORDER BY id LIMIT 2`, like)
+	if err != nil {
+		return Conversation{}, fmt.Errorf("finding conversation %s: %w", idOrPrefix, err)
+	}
+	found, err := collect(rows, scanConversation)
+	switch {
+	case err != nil:
+		return Conversation{}, fmt.Errorf("finding conversation %s: %w", idOrPrefix, err)
+	case len(found) == 0:
+		return Conversation{}, fmt.Errorf("conversation %s: %w", idOrPrefix, ErrNotFound)
+	case len(found) > 1:
+		return Conversation{}, fmt.Errorf("conversation %s: %w; give more of its ID", idOrPrefix, ErrAmbiguous)
+	}
+	return found[0], nil
 }
 
 // ListConversations returns up to limit conversations, most recently

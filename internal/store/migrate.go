@@ -195,6 +195,74 @@ CREATE INDEX tool_calls_legs ON tool_calls(conversation_id) WHERE legs != 0;
 	`
 ALTER TABLE tool_calls ADD COLUMN requested_by TEXT NOT NULL DEFAULT '';
 `,
+	// 10: other apps (MCP clients) the user connects: each holds a token
+	// (only its SHA-256 is kept), sees only the conversations granted to
+	// it, runs without asking only the tools allowed to it, and every
+	// request it makes is audited. The audit outlives its client (no
+	// foreign key) and keeps the newest MaxClientAudit rows.
+	`
+CREATE TABLE clients (
+	id           TEXT PRIMARY KEY,
+	name         TEXT NOT NULL UNIQUE COLLATE NOCASE,
+	token_hash   TEXT NOT NULL UNIQUE,           -- hex sha256 of the token, never the token
+	can_start    INTEGER NOT NULL DEFAULT 0,     -- may start conversations of its own
+	created_at   INTEGER NOT NULL,
+	last_seen_at INTEGER NOT NULL DEFAULT 0,
+	revoked_at   INTEGER NOT NULL DEFAULT 0      -- 0 while the token works
+) STRICT;
+
+CREATE TABLE client_grants (
+	client_id       TEXT NOT NULL REFERENCES clients(id) ON DELETE CASCADE,
+	conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+	access          TEXT NOT NULL CHECK (access IN ('read', 'write')),
+	owned           INTEGER NOT NULL DEFAULT 0,  -- the client started the conversation
+	expires_at      INTEGER NOT NULL DEFAULT 0,  -- 0 never
+	created_at      INTEGER NOT NULL,
+	PRIMARY KEY (client_id, conversation_id)
+) STRICT;
+CREATE INDEX client_grants_conversation ON client_grants(conversation_id);
+
+CREATE TABLE client_tools (
+	client_id TEXT NOT NULL REFERENCES clients(id) ON DELETE CASCADE,
+	server_id TEXT NOT NULL,
+	tool      TEXT NOT NULL,                     -- the server's own tool name
+	PRIMARY KEY (client_id, server_id, tool)
+) STRICT;
+
+CREATE TABLE client_audit (
+	id              INTEGER PRIMARY KEY,
+	client_id       TEXT NOT NULL DEFAULT '',    -- '' for a request with no valid token
+	client_name     TEXT NOT NULL DEFAULT '',
+	transport       TEXT NOT NULL,               -- stdio, http
+	operation       TEXT NOT NULL,
+	conversation_id TEXT NOT NULL DEFAULT '',
+	allowed         INTEGER NOT NULL,
+	reason          TEXT NOT NULL DEFAULT '',
+	at              INTEGER NOT NULL
+) STRICT;
+CREATE INDEX client_audit_at ON client_audit(at);
+CREATE INDEX client_audit_client ON client_audit(client_id, at);
+`,
+	// 11: a server may be a set of command tools (serverconf.
+	// TransportCommand). SQLite cannot change a CHECK constraint, so the
+	// table is made again with the new one (nothing refers to it).
+	`
+CREATE TABLE servers_new (
+	id          TEXT PRIMARY KEY,
+	name        TEXT NOT NULL,
+	transport   TEXT NOT NULL CHECK (transport IN ('stdio', 'sse', 'http', 'command')),
+	enabled     INTEGER NOT NULL DEFAULT 1,
+	config      TEXT NOT NULL,                -- serverconf.Config as JSON; secrets as references
+	fingerprint TEXT NOT NULL DEFAULT '',
+	position    INTEGER NOT NULL DEFAULT 0,
+	created_at  INTEGER NOT NULL,
+	updated_at  INTEGER NOT NULL
+) STRICT;
+INSERT INTO servers_new (id, name, transport, enabled, config, fingerprint, position, created_at, updated_at)
+	SELECT id, name, transport, enabled, config, fingerprint, position, created_at, updated_at FROM servers;
+DROP TABLE servers;
+ALTER TABLE servers_new RENAME TO servers;
+`,
 }
 
 // LatestVersion is the schema version this build writes.

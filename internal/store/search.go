@@ -48,6 +48,13 @@ const RankLimit = 2000
 // text without any word returns no hits. limit <= 0 means
 // DefaultSearchLimit.
 func (s *Store) Search(ctx context.Context, text string, limit int) ([]SearchHit, error) {
+	return s.search(ctx, text, limit, "")
+}
+
+// search is Search with where, when not empty, a further condition on the
+// message m (with its arguments args) that the query applies before
+// counting, ranking and cutting snippets.
+func (s *Store) search(ctx context.Context, text string, limit int, where string, args ...any) ([]SearchHit, error) {
 	q := FTSQuery(text)
 	if q == "" {
 		return []SearchHit{}, nil
@@ -59,9 +66,16 @@ func (s *Store) Search(ctx context.Context, text string, limit int) ([]SearchHit
 	// rare word, tens of milliseconds for one in a quarter of 100,000
 	// messages. Past RankLimit matches the newest come first instead.
 	order := "rank"
+	count := `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`
+	countArgs := []any{q, RankLimit + 1}
+	if where != "" {
+		where = " AND " + where
+		count = `SELECT count(*) FROM (SELECT 1 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+			WHERE messages_fts MATCH ?` + where + ` LIMIT ?)`
+		countArgs = append(append([]any{q}, args...), RankLimit+1)
+	}
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`,
-		q, RankLimit+1).Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, count, countArgs...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("searching for %q: %w", text, err)
 	}
 	if n > RankLimit {
@@ -73,9 +87,9 @@ func (s *Store) Search(ctx context.Context, text string, limit int) ([]SearchHit
 		FROM messages_fts
 		JOIN messages m ON m.id = messages_fts.rowid
 		JOIN conversations c ON c.id = m.conversation_id
-		WHERE messages_fts MATCH ?
+		WHERE messages_fts MATCH ?`+where+`
 		ORDER BY `+order+`
-		LIMIT ?`, markOpen, markClose, q, limit)
+		LIMIT ?`, append(append([]any{markOpen, markClose, q}, args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("searching for %q: %w", text, err)
 	}

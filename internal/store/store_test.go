@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,7 +107,7 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 	ctx := context.Background()
 
 	for from := 1; from < LatestVersion(); from++ {
-		t.Run("v"+string(rune('0'+from)), func(t *testing.T) {
+		t.Run("v"+strconv.Itoa(from), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "old.db")
 			old, err := Open(ctx, path, &Options{TargetVersion: from})
 			if err != nil {
@@ -138,7 +139,7 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 			if err := s.db.QueryRow("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'quokka'").Scan(&hits); err != nil || hits != 1 {
 				t.Errorf("fts hits = %d, %v; want 1", hits, err)
 			}
-			if st, err := os.Stat(path + ".bak-v" + string(rune('0'+from))); err != nil {
+			if st, err := os.Stat(path + ".bak-v" + strconv.Itoa(from)); err != nil {
 				t.Errorf("no backup made before migrating: %v", err)
 			} else if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
 				t.Errorf("backup mode = %04o, want 0600: it holds the same conversations", st.Mode().Perm())

@@ -59,12 +59,18 @@ type ToolCall struct {
 	Legs int `json:"-"`
 	// RequestedBy is RequestedByView for a call a server's view made (MCP
 	// Apps): it has no MessageID, and ToolCalls leaves it out (ViewCalls
-	// lists them). Empty for a model's call.
+	// lists them). RequestedByClientPrefix and the app's name for a
+	// model's call in a turn a connected app (an external MCP client)
+	// started. Empty for a model's call in the user's own turn.
 	RequestedBy string `json:"requestedBy,omitempty"`
 }
 
 // RequestedByView is ToolCall.RequestedBy of a call a server's view made.
 const RequestedByView = "view"
+
+// RequestedByClientPrefix starts ToolCall.RequestedBy of a call made in a
+// connected app's turn ("client:Claude Desktop").
+const RequestedByClientPrefix = "client:"
 
 // The legs of the lethal trifecta, as ToolCall.Legs records them.
 const (
@@ -179,8 +185,8 @@ func (s *Store) ToolCallRecord(ctx context.Context, id string) (ToolCall, error)
 // made, in the order they were requested; messageID > 0 keeps only that
 // message's. The calls of its views are left out (ViewCalls).
 func (s *Store) ToolCalls(ctx context.Context, convID string, messageID int64) ([]ToolCall, error) {
-	q := `SELECT ` + toolCallColumns + ` FROM tool_calls WHERE conversation_id = ? AND requested_by = ''`
-	args := []any{convID}
+	q := `SELECT ` + toolCallColumns + ` FROM tool_calls WHERE conversation_id = ? AND requested_by != ?`
+	args := []any{convID, RequestedByView}
 	if messageID > 0 {
 		q += ` AND message_id = ?`
 		args = append(args, messageID)

@@ -22,6 +22,8 @@
 //	toolcall  toolcall_overhead_us: BenchmarkToolCallOverhead in internal/chat
 //	connect   connect10_ratio and shutdown10_ms: ten Node stdio servers through mcpconn
 //	search    search_p95_ms: store.Search over 100,000 messages
+//	toolsearch toolsearch_*: tool definitions per request with tool search on against all 300 tools of 10 servers offered,
+//	          and a scripted model finding and calling each of the 300 within two round trips
 //
 // Groups run one at a time (the benchmarks are heavy on two cores). The
 // table goes to stdout and every figure, with its samples, to bench.json.
@@ -51,7 +53,7 @@ type config struct {
 	verbose bool
 }
 
-var groups = []string{"binary", "search", "toolcall", "connect", "startup", "stream", "open", "views"}
+var groups = []string{"binary", "search", "toolsearch", "toolcall", "connect", "startup", "stream", "open", "views"}
 
 func main() {
 	runs := flag.Int("runs", 5, "runs per figure taken as a median (at least 5 for the window figures)")
@@ -121,6 +123,8 @@ func main() {
 				benchBinary(cfg, rep)
 			case "search":
 				benchSearch(cfg, rep)
+			case "toolsearch":
+				benchToolSearch(cfg, rep)
 			case "toolcall":
 				benchToolCall(cfg, rep)
 			case "connect":

@@ -162,5 +162,29 @@ check "a frame's binding call was refused (app log)" grep -q "refused a message 
 check "every view was stopped after it (app log)" grep -q "stopped every view after a frame's message" "$SWITCHBOARD_DATA_DIR/logs/app.log"
 check '"Allow all" is still off' grep -q "^allow-all *off" <("$bin" settings list)
 
+# A view whose script never yields (4 s after it loads) freezes the whole
+# window: WebKitGTK runs every frame on the page's one thread. WebKit sees
+# its web process stop answering the window's input; the window then ends
+# that process, reloads its page, says why, and opens the conversation
+# again with the text the user had not sent.
+log="$SWITCHBOARD_DATA_DIR/logs/app.log"
+readies=$(grep -c "frontend ready" "$log")
+ask 'use tool redteam__redteam-busy {}'
+sleep 1
+xdotool mousemove --window "$wid" 725 725 click 1
+xdotool type --delay 2 "words not sent yet"
+for _ in $(seq 1 40); do # input the frozen page does not answer
+	grep -q "reloaded the window" "$log" && break
+	xdotool mousemove --window "$wid" 725 600 click 1 # the messages: clicks, no keys
+	sleep 1
+done
+check "the frozen window was reloaded (app log)" grep -q "reloaded the window.*view stopped responding" "$log"
+for _ in $(seq 1 40); do
+	[ "$(grep -c "frontend ready" "$log")" -gt "$readies" ] && break
+	sleep 0.5
+done
+check "the page came back after the reload" test "$(grep -c "frontend ready" "$log")" -gt "$readies"
+shot busy-reloaded 4
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

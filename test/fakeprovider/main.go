@@ -7,7 +7,10 @@
 // (http://host:port/v1). Without -script it echoes: "You said: <last user
 // message>" (each of its image parts described: "[image image/png, 1234
 // bytes]"), and a user message containing "use tool NAME {json}" is first
-// answered with that tool call. A script is the JSON of llmtest.Options:
+// answered with that tool call (through Switchboard's tool search, when the
+// request offers search_tools and call_tool instead of the tool: it
+// searches for the tool's name, then calls it). A script is the JSON of
+// llmtest.Options:
 //
 //	{"models": ["m1"], "tokensPerSecond": 50, "replies": [
 //	  {"content": ["Hel", "lo"]},

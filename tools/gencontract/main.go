@@ -33,6 +33,8 @@ import (
 	"github.com/switchboard-app/switchboard/internal/approval"
 	"github.com/switchboard-app/switchboard/internal/asks"
 	"github.com/switchboard-app/switchboard/internal/chat"
+	"github.com/switchboard-app/switchboard/internal/clientconfig"
+	"github.com/switchboard-app/switchboard/internal/clients"
 	"github.com/switchboard-app/switchboard/internal/core"
 	"github.com/switchboard-app/switchboard/internal/elicit"
 	"github.com/switchboard-app/switchboard/internal/llm"
@@ -58,7 +60,9 @@ var enums = []enum{
 	{"approval", "Decision", approval.Decisions},
 	{"approval", "DecidedBy", approval.DecidedBys},
 	{"chat", "RunState", chat.RunStates},
+	{"chat", "MetaTool", chat.MetaTools},
 	{"core", "Theme", core.Themes},
+	{"core", "ToolSearchMode", core.ToolSearchModes},
 	{"logbuf", "Level", logbuf.Levels},
 	{"asks", "Outcome", asks.Outcomes},
 	{"elicit", "Mode", elicit.Modes},
@@ -72,6 +76,8 @@ var enums = []enum{
 	{"store", "AttachmentKind", store.AttachmentKinds},
 	{"store", "MessageStatus", store.MessageStatuses},
 	{"store", "Role", store.Roles},
+	{"clients", "Access", clients.Accesses},
+	{"clientconfig", "App", clientconfig.Apps},
 }
 
 const dir = "frontend/wailsjs"

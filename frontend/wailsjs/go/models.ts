@@ -1,5 +1,9 @@
 export namespace app {
 	
+	export interface AddedClient {
+	    client: clients.Client;
+	    token: string;
+	}
 	export interface LogAppend {
 	    source: string;
 	    lines: logbuf.Line[];
@@ -30,6 +34,7 @@ export namespace app {
 	    "resources:changed": mcpconn.ListChanged;
 	    "prompts:changed": mcpconn.ListChanged;
 	    "appview:closed": core.AppViewClosed;
+	    "clients:activity": clients.AuditEntry;
 	}
 	export interface Info {
 	    version: string;
@@ -38,6 +43,7 @@ export namespace app {
 	    logDir: string;
 	    keyring: secrets.Status;
 	    problems: core.Problem[];
+	    notice?: string;
 	}
 
 }
@@ -108,6 +114,7 @@ export namespace approval {
 	    previousInputSchema?: unknown;
 	    guard?: Guard;
 	    requestedBy?: string;
+	    client?: string;
 	}
 	export interface Resolution {
 	    id: string;
@@ -174,6 +181,7 @@ export namespace chat {
 	    serverId: string;
 	    serverName: string;
 	    tool: string;
+	    via?: string;
 	    status: store.CallStatus;
 	    progress?: Progress;
 	    resultText?: string;
@@ -198,6 +206,7 @@ export namespace chat {
 	    tools: ToolChoice[];
 	    offered: number;
 	    estimatedTokens: number;
+	    toolSearch?: boolean;
 	    warning?: string;
 	}
 	export interface TruncatedEvent {
@@ -211,8 +220,87 @@ export namespace chat {
 
 }
 
+export namespace clientconfig {
+	
+	export interface Preview {
+	    app: App;
+	    label: string;
+	    path: string;
+	    key: string;
+	    server: string;
+	    json: string;
+	    exists: boolean;
+	    replaces: boolean;
+	    problem?: string;
+	}
+	export interface Written {
+	    path: string;
+	    backup?: string;
+	    replaced: boolean;
+	}
+
+}
+
+export namespace clients {
+	
+	export interface AuditEntry {
+	    id: number;
+	    clientId: string;
+	    clientName: string;
+	    transport: string;
+	    operation: string;
+	    conversationId: string;
+	    allowed: boolean;
+	    reason: string;
+	    at: string;
+	}
+	export interface AuditFilter {
+	    client: string;
+	    operation: string;
+	    conversationId: string;
+	    allowed?: boolean | null;
+	    since?: string;
+	    until?: string;
+	    query: string;
+	    before: number;
+	    limit: number;
+	}
+	export interface Client {
+	    id: string;
+	    name: string;
+	    canStart: boolean;
+	    createdAt: string;
+	    lastSeenAt?: string;
+	    revokedAt?: string;
+	    grants: number;
+	}
+	export interface Grant {
+	    clientId: string;
+	    clientName: string;
+	    clientRevoked?: boolean;
+	    conversationId: string;
+	    title: string;
+	    access: Access;
+	    owned: boolean;
+	    expiresAt?: string;
+	    createdAt: string;
+	    expired: boolean;
+	}
+	export interface ToolRef {
+	    serverId: string;
+	    tool: string;
+	}
+
+}
+
 export namespace core {
 	
+	export interface AppConnection {
+	    client: clients.Client;
+	    token: string;
+	    preview: clientconfig.Preview;
+	    rotated: boolean;
+	}
 	export interface AppView {
 	    id: string;
 	    url: string;
@@ -228,6 +316,12 @@ export namespace core {
 	export interface AppViewClosed {
 	    viewId: string;
 	    reason: string;
+	}
+	export interface EndpointStatus {
+	    on: boolean;
+	    port: number;
+	    url: string;
+	    error?: string;
 	}
 	export interface PreviewPart {
 	    uri: string;
@@ -263,6 +357,9 @@ export namespace core {
 	    defaultSystemPrompt: string;
 	    defaultProviderId: string;
 	    trifectaGuard: boolean;
+	    toolSearch: ToolSearchMode;
+	    toolSearchMaxTools: number;
+	    toolSearchMaxKB: number;
 	}
 
 }
@@ -665,6 +762,16 @@ export namespace serverconf {
 	    clientSecret?: string;
 	    privateKey?: string;
 	}
+	export interface CommandTool {
+	    name: string;
+	    description?: string;
+	    inputSchema?: unknown;
+	    command: string[];
+	    cwd?: string;
+	    timeout?: number;
+	    outputLimit?: number;
+	    readOnly?: boolean;
+	}
 	export interface Value {
 	    plain?: string;
 	    secretRef?: string;
@@ -678,6 +785,7 @@ export namespace serverconf {
 	    env?: Record<string, Value>;
 	    cwd?: string;
 	    inheritEnv?: boolean;
+	    tools?: CommandTool[];
 	    url?: string;
 	    headers?: Record<string, Value>;
 	    enabled: boolean;
@@ -835,8 +943,14 @@ export namespace approval {
 export namespace chat {
 	export type RunState = "streaming" | "tools" | "retrying" | "idle" | "error";
 }
+export namespace chat {
+	export type MetaTool = "search_tools" | "call_tool";
+}
 export namespace core {
 	export type Theme = "system" | "light" | "dark";
+}
+export namespace core {
+	export type ToolSearchMode = "auto" | "always" | "off";
 }
 export namespace logbuf {
 	export type Level = "error" | "warn" | "info" | "debug";
@@ -857,7 +971,7 @@ export namespace mcpconn {
 	export type State = "disconnected" | "connecting" | "connected" | "degraded" | "needs-auth" | "failed";
 }
 export namespace serverconf {
-	export type Transport = "stdio" | "sse" | "http";
+	export type Transport = "stdio" | "sse" | "http" | "command";
 }
 export namespace serverconf {
 	export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
@@ -876,4 +990,10 @@ export namespace store {
 }
 export namespace store {
 	export type Role = "system" | "user" | "assistant" | "tool";
+}
+export namespace clients {
+	export type Access = "read" | "write";
+}
+export namespace clientconfig {
+	export type App = "claude-desktop" | "vscode" | "cursor";
 }

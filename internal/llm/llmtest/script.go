@@ -2,8 +2,10 @@ package llmtest
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -180,11 +182,25 @@ func ContextLengthExceeded() Reply {
 
 var useToolRe = regexp.MustCompile(`(?s)use tool ([A-Za-z0-9_.\-]+)\s*(\{.*\})?`)
 
+// The names of Switchboard's tool-search pair (package toolsearch), which
+// Echo goes through when a request carries them instead of the tool asked
+// for. This package shares no code with the app, so they are spelled here.
+const (
+	SearchToolName = "search_tools"
+	CallToolName   = "call_tool"
+)
+
 // Echo is the reply used when the queue is empty: "You said: <last user
 // message>", each of its image parts described after it ("[image
 // image/png, 1234 bytes]"), or, when the conversation ends with a user
 // message containing "use tool NAME {json}", a call to NAME with those
 // arguments (the echo follows once the tool result comes back).
+//
+// When the request does not offer NAME but offers the tool-search pair,
+// it goes through it: first search_tools with NAME's words as the query
+// ("everything__echo" searches "everything echo"); then, once the result
+// names NAME, call_tool with NAME and the arguments; if it does not, it
+// says so in text.
 func Echo(req ChatRequest, n int) Reply {
 	var lastUser string
 	var images []string
@@ -201,8 +217,15 @@ func Echo(req ChatRequest, n int) Reply {
 			if args == "" {
 				args = "{}"
 			}
+			if !offers(req, m[1]) && offers(req, SearchToolName) && offers(req, CallToolName) {
+				q, _ := json.Marshal(map[string]string{"query": strings.Join(nameWords(m[1]), " ")})
+				return Calls(ToolCall{ID: fmt.Sprintf("call_echo_search_%d", n), Name: SearchToolName, Arguments: Split(string(q), 6)})
+			}
 			return Calls(ToolCall{ID: fmt.Sprintf("call_echo_%d", n), Name: m[1], Arguments: Split(args, 6)})
 		}
+	}
+	if r, ok := echoAfterSearch(req, lastUser, n); ok {
+		return r
 	}
 	said := "You said: " + lastUser
 	for _, u := range images {
@@ -215,6 +238,57 @@ func Echo(req ChatRequest, n int) Reply {
 		}
 	}
 	return Text(pieces...)
+}
+
+// echoAfterSearch is Echo's second step through tool search: when the
+// last message answers the echo's search_tools call, call_tool with the
+// tool asked for, or a text saying the search did not find it.
+func echoAfterSearch(req ChatRequest, lastUser string, n int) (Reply, bool) {
+	k := len(req.Messages)
+	if k < 2 || req.Messages[k-1].Role != "tool" {
+		return Reply{}, false
+	}
+	result := req.Messages[k-1]
+	searched := false
+	for i := k - 2; i >= 0 && !searched; i-- {
+		for _, c := range req.Messages[i].ToolCalls {
+			if c.ID == result.ToolCallID && c.Function.Name == SearchToolName && strings.HasPrefix(c.ID, "call_echo_search_") {
+				searched = true
+			}
+		}
+		if req.Messages[i].Role != "tool" {
+			break
+		}
+	}
+	m := useToolRe.FindStringSubmatch(lastUser)
+	if !searched || m == nil {
+		return Reply{}, false
+	}
+	if !strings.Contains(result.Content, `"`+m[1]+`"`) {
+		return Text("Tool search did not find ", m[1], "."), true
+	}
+	args := m[2]
+	if args == "" {
+		args = "{}"
+	}
+	call := `{"name":` + strconv.Quote(m[1]) + `,"arguments":` + args + `}`
+	return Calls(ToolCall{ID: fmt.Sprintf("call_echo_%d", n), Name: CallToolName, Arguments: Split(call, 6)}), true
+}
+
+// offers reports whether the request offers a tool of that name.
+func offers(req ChatRequest, name string) bool {
+	for _, t := range req.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWords splits a tool name into words: "everything__get-env" is
+// everything, get, env.
+func nameWords(name string) []string {
+	return strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 }
 
 // DescribeImage describes an image part's URL as Echo does: "[image

@@ -38,6 +38,11 @@ type Options struct {
 	Replies []Reply `json:"replies,omitempty"`
 	// TokensPerSecond paces every reply that sets no rate of its own.
 	TokensPerSecond float64 `json:"tokensPerSecond,omitempty"`
+	// Respond, if set, answers the requests that come once Replies ran
+	// out, instead of Echo: a scripted model that reads the request (n
+	// counts the requests served, from 1). It is called one request at a
+	// time, holding the server's lock: it must not call the Server.
+	Respond func(req ChatRequest, n int) Reply `json:"-"`
 }
 
 // A Server is a running fake provider.
@@ -191,6 +196,9 @@ func (s *Server) next(req ChatRequest) (Reply, int) {
 		r := s.queue[0]
 		s.queue = s.queue[1:]
 		return r, s.served
+	}
+	if s.opts.Respond != nil {
+		return s.opts.Respond(req, s.served), s.served
 	}
 	return Echo(req, s.served), s.served
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -212,6 +213,70 @@ func TestEcho(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, Echo(ChatRequest{Messages: tt.msgs}, 1)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// Respond answers once the scripted replies ran out, reading the request.
+func TestRespond(t *testing.T) {
+	s := NewServer(t, &Options{Replies: []Reply{Text("scripted")}, Respond: func(req ChatRequest, n int) Reply {
+		return Text(fmt.Sprintf("%d:%s", n, req.Messages[0].Content))
+	}})
+	var got []string
+	for range 2 {
+		evs, _ := events(t, post(t, s, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`).Body)
+		text := ""
+		for _, e := range evs {
+			if e == "[DONE]" {
+				continue
+			}
+			for _, ch := range decode(t, e)["choices"].([]any) {
+				if c, ok := ch.(map[string]any)["delta"].(map[string]any)["content"].(string); ok {
+					text += c
+				}
+			}
+		}
+		got = append(got, text)
+	}
+	if diff := cmp.Diff([]string{"scripted", "2:hi"}, got); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+}
+
+// When the request offers the tool-search pair instead of the tool, the
+// echo searches for it by its name's words, then calls it through
+// call_tool if the search found it, and says so if not.
+func TestEchoThroughToolSearch(t *testing.T) {
+	tool := func(name string) Tool {
+		var t Tool
+		t.Type, t.Function.Name = "function", name
+		return t
+	}
+	pair := []Tool{tool(SearchToolName), tool(CallToolName)}
+	ask := Message{Role: "user", Content: `use tool everything__get-env {"a":1}`}
+	searched := Message{Role: "assistant", ToolCalls: []WireToolCall{{ID: "call_echo_search_1"}}}
+	searched.ToolCalls[0].Function.Name = SearchToolName
+	tests := []struct {
+		name  string
+		tools []Tool
+		msgs  []Message
+		want  Reply
+	}{
+		{"search first", pair, []Message{ask},
+			Calls(ToolCall{ID: "call_echo_search_1", Name: SearchToolName, Arguments: Split(`{"query":"everything get env"}`, 6)})},
+		{"the tool offered itself", append(pair, tool("everything__get-env")), []Message{ask},
+			Calls(ToolCall{ID: "call_echo_1", Name: "everything__get-env", Arguments: Split(`{"a":1}`, 6)})},
+		{"found: call it", pair, []Message{ask, searched, {Role: "tool", ToolCallID: "call_echo_search_1", Content: `{"tools":[{"name":"everything__get-env"}]}`}},
+			Calls(ToolCall{ID: "call_echo_1", Name: CallToolName, Arguments: Split(`{"name":"everything__get-env","arguments":{"a":1}}`, 6)})},
+		{"not found", pair, []Message{ask, searched, {Role: "tool", ToolCallID: "call_echo_search_1", Content: `{"tools":[]}`}},
+			Text("Tool search did not find ", "everything__get-env", ".")},
+		{"after the call's result", pair, []Message{ask, searched, {Role: "tool", ToolCallID: "call_echo_search_1", Content: `{"tools":[{"name":"everything__get-env"}]}`},
+			{Role: "assistant"}, {Role: "tool", ToolCallID: "call_echo_2", Content: "env"}},
+			Text("You ", "said: ", "use ", "tool ", "everything__get-env ", `{"a":1}`)},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, Echo(ChatRequest{Tools: tt.tools, Messages: tt.msgs}, 1)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}

@@ -154,5 +154,19 @@ export function demoBackend(opts: { empty?: boolean } = {}): FakeBackend {
       }
     }, 30);
   };
+  // Connected apps: one that uses a shared conversation, one revoked.
+  const first = be.conversations[0];
+  be.clientApps = [
+    { id: 'app1', name: 'Claude Desktop', canStart: false, createdAt: iso(now - 3 * day), lastSeenAt: iso(now - 4 * 60_000), grants: first ? 1 : 0 },
+    { id: 'app2', name: 'nightly summary script', canStart: true, createdAt: iso(now - 9 * day), revokedAt: iso(now - day), grants: 0 },
+  ];
+  if (first) {
+    be.clientGrantList = [{ clientId: 'app1', clientName: 'Claude Desktop', conversationId: first.id, title: first.title, access: 'read', owned: false, expiresAt: iso(now + 6 * day), createdAt: iso(now - day), expired: false }];
+    be.auditEntries = [
+      { id: 3, clientId: 'app1', clientName: 'Claude Desktop', transport: 'stdio', operation: 'tools/call read_conversation', conversationId: first.id, allowed: true, reason: '', at: iso(now - 4 * 60_000) },
+      { id: 2, clientId: 'app1', clientName: 'Claude Desktop', transport: 'stdio', operation: 'tools/call read_conversation', conversationId: 'other', allowed: false, reason: 'conversation "other" is not shared with Claude Desktop; ask the user to share it', at: iso(now - 5 * 60_000) },
+      { id: 1, clientId: '', clientName: '', transport: 'http', operation: 'auth', conversationId: '', allowed: false, reason: 'no valid token: unknown, malformed or revoked', at: iso(now - 60 * 60_000) },
+    ];
+  }
   return be;
 }

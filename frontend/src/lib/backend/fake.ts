@@ -4,6 +4,7 @@ import type { Backend, Unsubscribe } from './index';
 import type { EventName, EventPayloads } from './events';
 import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
 import type { AppView, ResourceContents, ToolResult } from './types';
+import type { AddedClient, AppConnection, AuditEntry, AuditFilter, ClientAccess, ClientApp, ClientGrant, ClientToolRef, ConnectPreview, ConnectTarget, ConnectWritten, EndpointStatus } from './types';
 import { isSelected, toolKey } from '../stores/toolselection';
 import type {
   ApprovalRequest,
@@ -70,7 +71,10 @@ export class FakeBackend implements Backend {
   readyCalls = 0;
   windowChanges = 0;
 
-  settings: Settings = { theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true };
+  settings: Settings = {
+    theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true,
+    toolSearch: 'auto', toolSearchMaxTools: 64, toolSearchMaxKB: 24,
+  };
   presets: Preset[] = structuredClone(fakePresets);
   providers: ProviderView[] = [];
   models: Record<string, string[]> = {};
@@ -617,6 +621,192 @@ export class FakeBackend implements Backend {
   closeAppView(viewId: string) {
     return this.rec('closeAppView', [viewId], () => {
       this.openViews.delete(viewId);
+    });
+  }
+
+  // ---- connected apps ----
+
+  /** The connected apps, as the registry holds them (grants is counted on the way out). */
+  clientApps: ClientApp[] = [];
+  /** Every grant, of every app. */
+  clientGrantList: ClientGrant[] = [];
+  /** Allowed tools, by client id. */
+  clientToolRefs: Record<string, ClientToolRef[]> = {};
+  /** The audit, newest first (clientAudit filters and pages it as Go does). */
+  auditEntries: AuditEntry[] = [];
+  endpoint: EndpointStatus = { on: false, port: 0, url: '' };
+  /** What connectAppStatus says of each app's file. */
+  connectFiles: Partial<Record<ConnectTarget, Partial<ConnectPreview>>> = {};
+  /** The last token a client got (tests read it as an app would). */
+  tokens: Record<string, string> = {};
+
+  #client(nameOrId: string): ClientApp {
+    const c = this.clientApps.find((x) => x.id === nameOrId || x.name.toLowerCase() === nameOrId.toLowerCase());
+    if (!c) throw new Error(`no connected app "${nameOrId}": see switchboard clients list`);
+    return c;
+  }
+  #view(c: ClientApp): ClientApp {
+    return structuredClone({ ...c, grants: this.clientGrantList.filter((g) => g.clientId === c.id).length });
+  }
+  #token(id: string): string {
+    const t = `sbc_fake${this.nextId++}`;
+    this.tokens[id] = t;
+    return t;
+  }
+  listClients() {
+    return this.rec('listClients', [], () => this.clientApps.map((c) => this.#view(c)));
+  }
+  addClient(name: string, canStart: boolean) {
+    return this.rec('addClient', [name, canStart], (): AddedClient => {
+      const n = name.trim();
+      if (!n) throw new Error('a connected app needs a name');
+      if (this.clientApps.some((c) => c.name.toLowerCase() === n.toLowerCase())) throw new Error(`a connected app named "${n}" exists; pick another name`);
+      const zero = '0001-01-01T00:00:00Z';
+      const c: ClientApp = { id: `cl${this.nextId++}`, name: n, canStart, createdAt: iso(Date.now()), lastSeenAt: zero, revokedAt: zero, grants: 0 };
+      this.clientApps = [...this.clientApps, c];
+      return { client: this.#view(c), token: this.#token(c.id) };
+    });
+  }
+  rotateClientToken(client: string) {
+    return this.rec('rotateClientToken', [client], () => {
+      const c = this.#client(client);
+      c.revokedAt = '0001-01-01T00:00:00Z';
+      return this.#token(c.id);
+    });
+  }
+  revokeClient(client: string) {
+    return this.rec('revokeClient', [client], () => {
+      this.#client(client).revokedAt = iso(Date.now());
+      delete this.tokens[this.#client(client).id];
+    });
+  }
+  removeClient(client: string) {
+    return this.rec('removeClient', [client], () => {
+      const c = this.#client(client);
+      this.clientApps = this.clientApps.filter((x) => x.id !== c.id);
+      this.clientGrantList = this.clientGrantList.filter((g) => g.clientId !== c.id);
+      delete this.clientToolRefs[c.id];
+    });
+  }
+  setClientCanStart(client: string, on: boolean) {
+    return this.rec('setClientCanStart', [client, on], () => {
+      this.#client(client).canStart = on;
+    });
+  }
+  clientGrants(client: string) {
+    return this.rec('clientGrants', [client], () => structuredClone(this.clientGrantList.filter((g) => g.clientId === this.#client(client).id)));
+  }
+  conversationGrants(conversationId: string) {
+    return this.rec('conversationGrants', [conversationId], () => structuredClone(this.clientGrantList.filter((g) => g.conversationId === conversationId)));
+  }
+  grantClient(client: string, conversationId: string, access: ClientAccess, expiresInMs: number) {
+    return this.rec('grantClient', [client, conversationId, access, expiresInMs], () => {
+      const c = this.#client(client);
+      const conv = this.conversations.find((x) => x.id === conversationId);
+      if (!conv) throw new Error(`no conversation ${conversationId}`);
+      const g: ClientGrant = {
+        clientId: c.id, clientName: c.name, conversationId, title: conv.title, access, owned: false,
+        expiresAt: expiresInMs ? iso(Date.now() + expiresInMs) : '0001-01-01T00:00:00Z', createdAt: iso(Date.now()), expired: false,
+      };
+      this.clientGrantList = [...this.clientGrantList.filter((x) => !(x.clientId === c.id && x.conversationId === conversationId)), g];
+    });
+  }
+  ungrantClient(client: string, conversationId: string) {
+    return this.rec('ungrantClient', [client, conversationId], () => {
+      const c = this.#client(client);
+      this.clientGrantList = this.clientGrantList.filter((x) => !(x.clientId === c.id && x.conversationId === conversationId));
+    });
+  }
+  clientTools(client: string) {
+    return this.rec('clientTools', [client], () => structuredClone(this.clientToolRefs[this.#client(client).id] ?? []));
+  }
+  allowClientTool(client: string, serverId: string, tool: string) {
+    return this.rec('allowClientTool', [client, serverId, tool], () => {
+      const id = this.#client(client).id;
+      const list = (this.clientToolRefs[id] ?? []).filter((t) => !(t.serverId === serverId && t.tool === tool));
+      this.clientToolRefs[id] = [...list, { serverId, tool }];
+    });
+  }
+  disallowClientTool(client: string, serverId: string, tool: string) {
+    return this.rec('disallowClientTool', [client, serverId, tool], () => {
+      const id = this.#client(client).id;
+      this.clientToolRefs[id] = (this.clientToolRefs[id] ?? []).filter((t) => !(t.serverId === serverId && t.tool === tool));
+    });
+  }
+  /** As Go does: client by ID or name, exact operation, text in the operation or reason, ids below before, newest first. */
+  clientAudit(filter: Partial<AuditFilter>) {
+    return this.rec('clientAudit', [filter], () => {
+      const q = (filter.query ?? '').toLowerCase();
+      const limit = Math.min(filter.limit || 200, 1000);
+      return structuredClone(
+        this.auditEntries
+          .filter((e) => !filter.client || e.clientId === filter.client || e.clientName.toLowerCase() === filter.client.toLowerCase())
+          .filter((e) => !filter.operation || e.operation === filter.operation)
+          .filter((e) => filter.allowed === undefined || filter.allowed === null || e.allowed === filter.allowed)
+          .filter((e) => !q || e.operation.toLowerCase().includes(q) || e.reason.toLowerCase().includes(q))
+          .filter((e) => !filter.before || e.id < filter.before)
+          .sort((a, b) => b.id - a.id)
+          .slice(0, limit),
+      );
+    });
+  }
+  /** Records a request as the server does, and sends clients:activity. */
+  recordAudit(e: Partial<AuditEntry> & Pick<AuditEntry, 'operation' | 'allowed'>): AuditEntry {
+    const id = (this.auditEntries[0]?.id ?? 0) + 1;
+    const entry: AuditEntry = { id, clientId: '', clientName: '', transport: 'stdio', conversationId: '', reason: '', at: iso(Date.now()), ...e };
+    this.auditEntries = [entry, ...this.auditEntries];
+    this.emit('clients:activity', structuredClone(entry));
+    return entry;
+  }
+  clientEndpoint() {
+    return this.rec('clientEndpoint', [], () => structuredClone(this.endpoint));
+  }
+  setClientEndpoint(on: boolean, port: number) {
+    return this.rec('setClientEndpoint', [on, port], () => {
+      const p = on ? port || 43117 : port;
+      this.endpoint = on ? { on, port: p, url: `http://127.0.0.1:${p}/mcp` } : { on: false, port, url: '' };
+      return structuredClone(this.endpoint);
+    });
+  }
+  #preview(app: ConnectTarget): ConnectPreview {
+    const label = { 'claude-desktop': 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' }[app];
+    const key = app === 'vscode' ? 'servers' : 'mcpServers';
+    return { app, label, path: `/home/ann/.config/${app}/mcp.json`, key, server: 'switchboard', json: '', exists: false, replaces: false, ...this.connectFiles[app] };
+  }
+  connectAppStatus(app: ConnectTarget) {
+    return this.rec('connectAppStatus', [app], () => this.#preview(app));
+  }
+  connectApp(app: ConnectTarget, canStart: boolean) {
+    return this.rec('connectApp', [app, canStart], (): AppConnection => {
+      const p = this.#preview(app);
+      let c = this.clientApps.find((x) => x.name.toLowerCase() === p.label.toLowerCase());
+      const rotated = !!c;
+      if (!c) {
+        const zero = '0001-01-01T00:00:00Z';
+        c = { id: `cl${this.nextId++}`, name: p.label, canStart, createdAt: iso(Date.now()), lastSeenAt: zero, revokedAt: zero, grants: 0 };
+        this.clientApps = [...this.clientApps, c];
+      }
+      c.revokedAt = '0001-01-01T00:00:00Z';
+      const token = this.#token(c.id);
+      const json = JSON.stringify({ [p.key]: { switchboard: { command: '/usr/bin/switchboard', args: ['mcp', 'serve'], env: { SWITCHBOARD_CLIENT_TOKEN: token } } } }, null, 2) + '\n';
+      return { client: this.#view(c), token, preview: { ...p, json }, rotated };
+    });
+  }
+  /** Whether the view follows other processes' activity (watchClientActivity). */
+  watchingActivity = false;
+  watchClientActivity(on: boolean) {
+    return this.rec('watchClientActivity', [on], () => {
+      this.watchingActivity = on;
+    });
+  }
+  /** The entries writeAppConfig wrote, by app. */
+  writtenConfigs: Partial<Record<ConnectTarget, string>> = {};
+  writeAppConfig(app: ConnectTarget, token: string) {
+    return this.rec('writeAppConfig', [app, token], (): ConnectWritten => {
+      const p = this.#preview(app);
+      if (p.problem) throw new Error(`Switchboard did not change ${p.path}: it is not plain JSON; copy the entry and add it to the file yourself`);
+      this.writtenConfigs[app] = token;
+      return { path: p.path, backup: p.exists ? `${p.path}.bak` : undefined, replaced: p.replaces };
     });
   }
 

@@ -41,6 +41,7 @@ import type {
 import type { EventName, EventPayloads } from './events';
 import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
 import type { AppView, ResourceContents, ToolResult } from './types';
+import type { AddedClient, AppConnection, AuditEntry, AuditFilter, ClientAccess, ClientApp, ClientGrant, ClientToolRef, ConnectPreview, ConnectTarget, ConnectWritten, EndpointStatus } from './types';
 import * as App from '../../../wailsjs/go/app/App';
 import { EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
 
@@ -183,6 +184,40 @@ export interface Backend {
   appViewOpenLink(viewId: string, url: string): Promise<void>;
   closeAppView(viewId: string): Promise<void>;
 
+  // connected apps (other MCP clients using shared conversations); client = its ID or name
+  listClients(): Promise<ClientApp[]>;
+  /** Registers an app; the token is returned this once. */
+  addClient(name: string, canStart: boolean): Promise<AddedClient>;
+  /** A new token; the old one stops working at once. */
+  rotateClientToken(client: string): Promise<string>;
+  /** Refuses its token from now on and ends its open sessions. */
+  revokeClient(client: string): Promise<void>;
+  /** Deletes the app, its grants and allowed tools; the audit keeps its requests. */
+  removeClient(client: string): Promise<void>;
+  setClientCanStart(client: string, on: boolean): Promise<void>;
+  clientGrants(client: string): Promise<ClientGrant[]>;
+  /** Who may use a conversation. */
+  conversationGrants(conversationId: string): Promise<ClientGrant[]>;
+  /** expiresInMs 0 = never. */
+  grantClient(client: string, conversationId: string, access: ClientAccess, expiresInMs: number): Promise<void>;
+  ungrantClient(client: string, conversationId: string): Promise<void>;
+  clientTools(client: string): Promise<ClientToolRef[]>;
+  allowClientTool(client: string, serverId: string, tool: string): Promise<void>;
+  disallowClientTool(client: string, serverId: string, tool: string): Promise<void>;
+  /** Newest first; before = entries older than that ID (0 = the newest). */
+  clientAudit(filter: Partial<AuditFilter>): Promise<AuditEntry[]>;
+  clientEndpoint(): Promise<EndpointStatus>;
+  /** port 0 = a free one. */
+  setClientEndpoint(on: boolean, port: number): Promise<EndpointStatus>;
+  /** The app's config file and whether Switchboard can merge into it; changes nothing. */
+  connectAppStatus(app: ConnectTarget): Promise<ConnectPreview>;
+  /** Registers the app as a connected app (a new token if it is one already) and returns the entry for its file. */
+  connectApp(app: ConnectTarget, canStart: boolean): Promise<AppConnection>;
+  /** Merges the entry with token into the app's config file (backed up first). */
+  writeAppConfig(app: ConnectTarget, token: string): Promise<ConnectWritten>;
+  /** While on, requests other processes record (an app's own `mcp serve`) also send clients:activity. */
+  watchClientActivity(on: boolean): Promise<void>;
+
   /** Subscribes to a backend event; call the returned function to stop. */
   on<K extends EventName>(event: K, handler: (payload: EventPayloads[K]) => void): Unsubscribe;
 }
@@ -305,6 +340,27 @@ export const wails: Backend = {
   appViewReadResource: (viewId, uri) => call('AppViewReadResource', () => App.AppViewReadResource(viewId, uri)),
   appViewOpenLink: (viewId, url) => call('AppViewOpenLink', () => App.AppViewOpenLink(viewId, url)),
   closeAppView: (viewId) => call('CloseAppView', () => App.CloseAppView(viewId)),
+
+  listClients: () => call('ListClients', App.ListClients),
+  addClient: (name, canStart) => call('AddClient', () => App.AddClient(name, canStart)),
+  rotateClientToken: (client) => call('RotateClientToken', () => App.RotateClientToken(client)),
+  revokeClient: (client) => call('RevokeClient', () => App.RevokeClient(client)),
+  removeClient: (client) => call('RemoveClient', () => App.RemoveClient(client)),
+  setClientCanStart: (client, on) => call('SetClientCanStart', () => App.SetClientCanStart(client, on)),
+  clientGrants: (client) => call('ClientGrants', () => App.ClientGrants(client)),
+  conversationGrants: (conversationId) => call('ConversationGrants', () => App.ConversationGrants(conversationId)),
+  grantClient: (client, conversationId, access, expiresInMs) => call('GrantClient', () => App.GrantClient(client, conversationId, access, expiresInMs)),
+  ungrantClient: (client, conversationId) => call('UngrantClient', () => App.UngrantClient(client, conversationId)),
+  clientTools: (client) => call('ClientTools', () => App.ClientTools(client)),
+  allowClientTool: (client, serverId, tool) => call('AllowClientTool', () => App.AllowClientTool(client, serverId, tool)),
+  disallowClientTool: (client, serverId, tool) => call('DisallowClientTool', () => App.DisallowClientTool(client, serverId, tool)),
+  clientAudit: (filter) => call('ClientAudit', () => App.ClientAudit(filter as AuditFilter)),
+  clientEndpoint: () => call('ClientEndpoint', App.ClientEndpoint),
+  setClientEndpoint: (on, port) => call('SetClientEndpoint', () => App.SetClientEndpoint(on, port)),
+  connectAppStatus: (app) => call('ConnectAppStatus', () => App.ConnectAppStatus(app)),
+  connectApp: (app, canStart) => call('ConnectApp', () => App.ConnectApp(app, canStart)),
+  writeAppConfig: (app, token) => call('WriteAppConfig', () => App.WriteAppConfig(app, token)),
+  watchClientActivity: (on) => call('WatchClientActivity', () => App.WatchClientActivity(on)),
 
   on(event, handler) {
     if (!(window as unknown as { runtime?: object }).runtime) return () => {};

@@ -23,6 +23,8 @@ export type KeyringStatus = secrets.Status;
 export type Problem = core.Problem;
 export type Settings = core.Settings;
 export type Theme = core.Theme;
+export type ToolSearchMode = core.ToolSearchMode;
+export type MetaTool = chat.MetaTool;
 
 // ---- providers -------------------------------------------------------------
 export type Preset = llm.Preset;
@@ -165,3 +167,28 @@ export type SamplingMessage = sampling.Message;
 export type SamplingPart = sampling.Part;
 /** A tool a sampling request offers the model; the server runs the calls the model makes. */
 export type SamplingTool = sampling.Tool;
+
+// ---- connected apps (Switchboard as an MCP server) ------------------------------------
+import type { clientconfig, clients } from '../../../wailsjs/go/models';
+/** An external MCP client the user registered, with its own token. */
+export type ClientApp = clients.Client;
+/** One conversation shared with one connected app. */
+export type ClientGrant = clients.Grant;
+/** read, or write (read and write). */
+export type ClientAccess = clients.Access;
+/** A tool a connected app's turns may run without asking. */
+export type ClientToolRef = clients.ToolRef;
+/** One request of a connected app, allowed or denied and why. */
+export type AuditEntry = clients.AuditEntry;
+export type AuditFilter = clients.AuditFilter;
+/** The HTTP endpoint for connected apps: on, where, or why it could not start. */
+export type EndpointStatus = core.EndpointStatus;
+/** A new connected app and its token, which is shown once. */
+export type AddedClient = app.AddedClient;
+/** An app Switchboard connects in one step (writes its config entry). */
+export type ConnectTarget = clientconfig.App;
+/** Its config file and the entry for it. */
+export type ConnectPreview = clientconfig.Preview;
+export type ConnectWritten = clientconfig.Written;
+/** The app connected: its client, the token (shown once) and the entry. */
+export type AppConnection = core.AppConnection;

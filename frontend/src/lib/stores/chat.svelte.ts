@@ -6,6 +6,7 @@
 // backend sent is the order the UI sees. After a turn ends the latest page
 // and the tool-call records are fetched again and merged, so the UI ends up
 // as stored (tool results in full: the events carry only their start).
+import { rememberConversation } from './session';
 import {
   Events,
   errorMessage,
@@ -321,12 +322,18 @@ export class ChatStore {
 
   // ---- loading ----
 
+  /** Makes id the open conversation, kept across a reload of the window. */
+  #setConversation(id: string | null): void {
+    this.#convId = id;
+    rememberConversation(id);
+  }
+
   /** Opens a conversation and loads its latest messages. */
   async open(id: string): Promise<void> {
     if (id === this.#convId && !this.#loadError) return;
     const token = ++this.#openToken;
     this.#deltas.clear();
-    this.#convId = id;
+    this.#setConversation(id);
     this.#messages = [];
     this.#calls = {};
     this.#hasOlder = false;
@@ -355,7 +362,7 @@ export class ChatStore {
   openDraft(providerId: string, model: string): void {
     this.#openToken++;
     this.#deltas.clear();
-    this.#convId = null;
+    this.#setConversation(null);
     this.#messages = [];
     this.#calls = {};
     this.#hasOlder = false;
@@ -433,7 +440,7 @@ export class ChatStore {
     const d = this.#draft;
     const c = await this.#conversations.create(d.providerId, d.model);
     this.#openToken++;
-    this.#convId = c.id;
+    this.#setConversation(c.id);
     if (d.tools !== null) {
       await this.#backend.setConversationTools(c.id, d.tools);
       this.#conversations.patch(c.id, { tools: d.tools });

@@ -1,6 +1,7 @@
 // Stores is the root of every store: it creates them over one Backend,
 // starts their event subscriptions, and loads the first data. Components get
 // it from the Svelte context (useStores).
+import { recallConversation } from './session';
 import { getContext, setContext } from 'svelte';
 import { errorMessage, type Attachment, type Backend } from '../backend';
 import type { Schedule } from '../frame';
@@ -11,6 +12,7 @@ import { AppViewsStore } from './appviews.svelte';
 import { ElicitationsStore, SamplingsStore, reportVisibility } from './asks.svelte';
 import { AttachmentsStore } from './attachments.svelte';
 import { ChatStore } from './chat.svelte';
+import { ClientsStore } from './clients.svelte';
 import { ConversationsStore } from './conversations.svelte';
 import { PromptsStore } from './prompts.svelte';
 import { ProvidersStore } from './providers.svelte';
@@ -42,6 +44,8 @@ export class Stores {
   readonly prompts: PromptsStore;
   /** Servers' views (MCP Apps) shown in tool-call cards. */
   readonly appviews: AppViewsStore;
+  /** Connected apps (other MCP clients), their grants and their activity. */
+  readonly clients: ClientsStore;
   readonly ui = new UiStore();
   #needsSetup = $state(false);
   #notice = $state('');
@@ -66,6 +70,7 @@ export class Stores {
       schedule: opts.schedule,
     });
     this.appviews = new AppViewsStore(backend, () => this.chat.conversationId);
+    this.clients = new ClientsStore(backend);
   }
 
   /** True when the app started with no provider: the first-start setup shows until it ends. */
@@ -94,6 +99,7 @@ export class Stores {
     this.prompts.start();
     this.chat.start();
     this.appviews.start();
+    this.clients.start();
     await this.app.load();
     if (this.app.state !== 'ready' || this.app.fatal) return;
     this.#stopVisibility ??= reportVisibility(this.backend);
@@ -108,7 +114,13 @@ export class Stores {
       this.tasks.load(),
     ]);
     this.#needsSetup = this.providers.providers.length === 0;
-    this.openNewChat();
+    // After the window reloaded (a view froze it, the page crashed), the
+    // conversation that was open opens again, and the user is told why.
+    const notice = this.app.info?.notice;
+    if (notice) this.#notice = notice;
+    const was = recallConversation();
+    if (was && !this.#needsSetup && this.conversations.byId(was)) await this.openConversation(was);
+    else this.openNewChat();
     this.#started = true;
   }
 
@@ -202,6 +214,7 @@ export class Stores {
     this.prompts.dispose();
     this.chat.dispose();
     this.appviews.dispose();
+    this.clients.dispose();
     this.conversations.dispose();
   }
 }

@@ -63,7 +63,10 @@ export class SettingsStore {
 
   /** Saves a change; the theme applies at once, even before the save returns. */
   async save(patch: Partial<Settings>): Promise<boolean> {
-    const base: Settings = this.#settings ?? { theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true };
+    const base: Settings = this.#settings ?? {
+      theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true,
+      toolSearch: 'auto', toolSearchMaxTools: 64, toolSearchMaxKB: 24,
+    };
     const next = { ...base, ...patch };
     const prev = this.#settings;
     this.#settings = next;

@@ -1,6 +1,10 @@
 // Tool calls as cards: the audit records (GetToolCalls) merged with the
 // live chat:toolcall events, and the model's calls that have no record yet.
-import type { ChatToolCallEvent, Message, ToolCallRecord, ToolCallStatus, ToolProgress } from '../backend';
+import type { ChatToolCallEvent, MetaTool, Message, ToolCallRecord, ToolCallStatus, ToolProgress } from '../backend';
+
+/** Tool search's meta-tools (chat.MetaTools): the model searches, then calls a found tool through the other. */
+export const SEARCH_TOOL: MetaTool = 'search_tools';
+export const CALL_TOOL: MetaTool = 'call_tool';
 
 /** A tool call card's state: the one vocabulary of records, events and cards. */
 export type CardStatus = ToolCallStatus;
@@ -24,6 +28,32 @@ export interface ToolCallView {
   /** The text the model got, when there is no audit record to show. */
   resultText?: string;
   error?: string;
+  /** Set when the model called this (real) tool through tool search's call_tool. */
+  via?: boolean;
+  /** The query, when this is the model's tool search itself (search_tools). */
+  search?: string;
+}
+
+/** The tool's own arguments inside call_tool's ({"name": …, "arguments": {…}}); raw itself when they cannot be read. */
+export function innerArguments(raw: string): string {
+  try {
+    const a = JSON.parse(raw) as { arguments?: unknown };
+    if (a && typeof a === 'object' && 'arguments' in a) return typeof a.arguments === 'string' ? a.arguments : JSON.stringify(a.arguments ?? {});
+  } catch {
+    // shown as the model wrote it
+  }
+  return raw;
+}
+
+/** A search_tools call's query; the raw arguments when they cannot be read. */
+function searchQuery(raw: string): string {
+  try {
+    const a = JSON.parse(raw) as { query?: unknown };
+    if (a && typeof a.query === 'string') return a.query;
+  } catch {
+    // shown as the model wrote it
+  }
+  return raw;
 }
 
 const isEvent = (r: ToolCallRecord | ChatToolCallEvent): r is ChatToolCallEvent => !('requestedAt' in r);
@@ -75,13 +105,17 @@ export function toolCallViews(
   const seen = new Set<string>();
   for (const r of records) {
     seen.add(r.callId);
+    const asked = m.toolCalls?.find((tc) => tc.id === r.callId);
+    // Through tool search, the model called call_tool; the record names the real tool.
+    const via = !!asked && asked.name === CALL_TOOL && r.tool !== CALL_TOOL;
     views.push({
       key: r.id,
       tool: r.tool,
       serverId: r.serverId,
       serverName: r.serverName,
       // Events carry no arguments: take them from the message's calls.
-      arguments: r.arguments || (m.toolCalls?.find((tc) => tc.id === r.callId)?.arguments ?? ''),
+      arguments: r.arguments || (asked ? (via ? innerArguments(asked.arguments) : asked.arguments) : ''),
+      via,
       status: r.status,
       record: r,
       resultText: r.result ? undefined : (r.resultText ?? toolMessages.get(r.callId)?.content),
@@ -92,7 +126,8 @@ export function toolCallViews(
     if (seen.has(tc.id)) continue;
     const answer = toolMessages.get(tc.id);
     const status: CardStatus = answer ? 'done' : m.status === 'streaming' ? 'pending' : m.status === 'stopped' ? 'cancelled' : 'done';
-    views.push({ key: `m${m.id}-${tc.id}`, tool: tc.name, serverId: '', serverName: '', arguments: tc.arguments, status, resultText: answer?.content });
+    const search = tc.name === SEARCH_TOOL ? searchQuery(tc.arguments) : undefined;
+    views.push({ key: `m${m.id}-${tc.id}`, tool: tc.name, serverId: '', serverName: '', arguments: tc.arguments, status, resultText: answer?.content, search });
   }
   return views;
 }

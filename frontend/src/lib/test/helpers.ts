@@ -21,6 +21,7 @@ export function manualFrames() {
 
 /** Stores over a FakeBackend, started, plus the context to mount components with. */
 export async function startedStores(setup?: (be: FakeBackend) => void) {
+  sessionStorage.clear(); // a new start of the app, not a reload of its page
   const be = new FakeBackend();
   be.providers = [{ id: 'p1', name: 'Cerebras', preset: 'cerebras', baseUrl: 'https://api.cerebras.ai/v1', defaultModel: 'm1', hasKey: true, keyFromEnv: '' }];
   setup?.(be);

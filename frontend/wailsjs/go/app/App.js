@@ -6,6 +6,14 @@ export function AddAttachment(arg1, arg2, arg3) {
   return window['go']['app']['App']['AddAttachment'](arg1, arg2, arg3);
 }
 
+export function AddClient(arg1, arg2) {
+  return window['go']['app']['App']['AddClient'](arg1, arg2);
+}
+
+export function AllowClientTool(arg1, arg2, arg3) {
+  return window['go']['app']['App']['AllowClientTool'](arg1, arg2, arg3);
+}
+
 export function AnswerElicitation(arg1, arg2) {
   return window['go']['app']['App']['AnswerElicitation'](arg1, arg2);
 }
@@ -62,6 +70,22 @@ export function CancelTask(arg1) {
   return window['go']['app']['App']['CancelTask'](arg1);
 }
 
+export function ClientAudit(arg1) {
+  return window['go']['app']['App']['ClientAudit'](arg1);
+}
+
+export function ClientEndpoint() {
+  return window['go']['app']['App']['ClientEndpoint']();
+}
+
+export function ClientGrants(arg1) {
+  return window['go']['app']['App']['ClientGrants'](arg1);
+}
+
+export function ClientTools(arg1) {
+  return window['go']['app']['App']['ClientTools'](arg1);
+}
+
 export function CloseAppView(arg1) {
   return window['go']['app']['App']['CloseAppView'](arg1);
 }
@@ -70,8 +94,20 @@ export function CompleteArgument(arg1, arg2, arg3, arg4, arg5) {
   return window['go']['app']['App']['CompleteArgument'](arg1, arg2, arg3, arg4, arg5);
 }
 
+export function ConnectApp(arg1, arg2) {
+  return window['go']['app']['App']['ConnectApp'](arg1, arg2);
+}
+
+export function ConnectAppStatus(arg1) {
+  return window['go']['app']['App']['ConnectAppStatus'](arg1);
+}
+
 export function ConnectServer(arg1) {
   return window['go']['app']['App']['ConnectServer'](arg1);
+}
+
+export function ConversationGrants(arg1) {
+  return window['go']['app']['App']['ConversationGrants'](arg1);
 }
 
 export function ConversationTools(arg1) {
@@ -96,6 +132,10 @@ export function DeleteServer(arg1) {
 
 export function DetectLocal() {
   return window['go']['app']['App']['DetectLocal']();
+}
+
+export function DisallowClientTool(arg1, arg2, arg3) {
+  return window['go']['app']['App']['DisallowClientTool'](arg1, arg2, arg3);
 }
 
 export function DisconnectServer(arg1) {
@@ -130,8 +170,16 @@ export function GetToolCalls(arg1) {
   return window['go']['app']['App']['GetToolCalls'](arg1);
 }
 
+export function GrantClient(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['App']['GrantClient'](arg1, arg2, arg3, arg4);
+}
+
 export function ImportServers(arg1) {
   return window['go']['app']['App']['ImportServers'](arg1);
+}
+
+export function ListClients() {
+  return window['go']['app']['App']['ListClients']();
 }
 
 export function ListConversations() {
@@ -214,6 +262,10 @@ export function Regenerate(arg1) {
   return window['go']['app']['App']['Regenerate'](arg1);
 }
 
+export function RemoveClient(arg1) {
+  return window['go']['app']['App']['RemoveClient'](arg1);
+}
+
 export function RenameConversation(arg1, arg2) {
   return window['go']['app']['App']['RenameConversation'](arg1, arg2);
 }
@@ -222,8 +274,16 @@ export function RestartServer(arg1) {
   return window['go']['app']['App']['RestartServer'](arg1);
 }
 
+export function RevokeClient(arg1) {
+  return window['go']['app']['App']['RevokeClient'](arg1);
+}
+
 export function RevokeGrant(arg1, arg2) {
   return window['go']['app']['App']['RevokeGrant'](arg1, arg2);
+}
+
+export function RotateClientToken(arg1) {
+  return window['go']['app']['App']['RotateClientToken'](arg1);
 }
 
 export function SaveProvider(arg1) {
@@ -248,6 +308,14 @@ export function Send(arg1, arg2, arg3) {
 
 export function ServerLogs(arg1, arg2, arg3) {
   return window['go']['app']['App']['ServerLogs'](arg1, arg2, arg3);
+}
+
+export function SetClientCanStart(arg1, arg2) {
+  return window['go']['app']['App']['SetClientCanStart'](arg1, arg2);
+}
+
+export function SetClientEndpoint(arg1, arg2) {
+  return window['go']['app']['App']['SetClientEndpoint'](arg1, arg2);
 }
 
 export function SetConversationModel(arg1, arg2, arg3) {
@@ -298,6 +366,10 @@ export function TestProvider(arg1) {
   return window['go']['app']['App']['TestProvider'](arg1);
 }
 
+export function UngrantClient(arg1, arg2) {
+  return window['go']['app']['App']['UngrantClient'](arg1, arg2);
+}
+
 export function UnmarkPrivate(arg1, arg2) {
   return window['go']['app']['App']['UnmarkPrivate'](arg1, arg2);
 }
@@ -314,10 +386,18 @@ export function ValidateServer(arg1) {
   return window['go']['app']['App']['ValidateServer'](arg1);
 }
 
+export function WatchClientActivity(arg1) {
+  return window['go']['app']['App']['WatchClientActivity'](arg1);
+}
+
 export function WindowChanged() {
   return window['go']['app']['App']['WindowChanged']();
 }
 
 export function WindowVisible(arg1) {
   return window['go']['app']['App']['WindowVisible'](arg1);
+}
+
+export function WriteAppConfig(arg1, arg2) {
+  return window['go']['app']['App']['WriteAppConfig'](arg1, arg2);
 }
