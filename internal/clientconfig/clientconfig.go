@@ -26,6 +26,8 @@ import (
 	"unicode"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/switchboard-app/switchboard/internal/jsonobj"
 )
 
 // An App is an MCP client whose config file Switchboard knows.
@@ -280,7 +282,7 @@ func Entry(app App, token string, opts *Options) (Preview, error) {
 	if err != nil {
 		return Preview{}, err
 	}
-	inner, err := marshal(s)
+	inner, err := jsonobj.Marshal(s)
 	if err != nil {
 		return Preview{}, err
 	}
@@ -306,7 +308,7 @@ func Write(app App, token string, opts *Options) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
-	inner, err := marshal(s)
+	inner, err := jsonobj.Marshal(s)
 	if err != nil {
 		return Written{}, err
 	}
@@ -450,13 +452,13 @@ func merge(old []byte, key, name string, server json.RawMessage) (merged, error)
 		}
 		return merged{}, notJSONf("it is not valid JSON (%s)", syntaxError(old))
 	}
-	top, ok := objectMembers(old)
+	top, ok := jsonobj.Members(old)
 	if !ok {
 		return merged{}, notJSONf("it does not hold a JSON object")
 	}
 	at := -1
 	for i, m := range top {
-		if m.key != key {
+		if m.Key != key {
 			continue
 		}
 		if at >= 0 {
@@ -464,10 +466,10 @@ func merge(old []byte, key, name string, server json.RawMessage) (merged, error)
 		}
 		at = i
 	}
-	var servers orderedObject
+	var servers jsonobj.Object
 	if at >= 0 {
-		if !bytes.Equal(bytes.TrimSpace(top[at].value), []byte("null")) {
-			servers, ok = objectMembers(top[at].value)
+		if !bytes.Equal(bytes.TrimSpace(top[at].Value), []byte("null")) {
+			servers, ok = jsonobj.Members(top[at].Value)
 			if !ok {
 				return merged{}, notJSONf("its %q is not an object", key)
 			}
@@ -475,28 +477,28 @@ func merge(old []byte, key, name string, server json.RawMessage) (merged, error)
 	}
 	replaced := false
 	for i := range servers {
-		if servers[i].key != name {
+		if servers[i].Key != name {
 			continue
 		}
 		if replaced {
 			return merged{}, notJSONf("its %q lists %q twice", key, name)
 		}
-		servers[i].value = server
+		servers[i].Value = server
 		replaced = true
 	}
 	if !replaced {
-		servers = append(servers, member{name, server})
+		servers = append(servers, jsonobj.Member{Key: name, Value: server})
 	}
-	value, err := marshal(servers)
+	value, err := jsonobj.Marshal(servers)
 	if err != nil {
 		return merged{}, err
 	}
 	if at >= 0 {
-		top[at].value = value
+		top[at].Value = value
 	} else {
-		top = append(top, member{key, value})
+		top = append(top, jsonobj.Member{Key: key, Value: value})
 	}
-	compact, err := marshal(top)
+	compact, err := jsonobj.Marshal(top)
 	if err != nil {
 		return merged{}, err
 	}
@@ -545,66 +547,4 @@ func syntaxError(b []byte) string {
 	line := 1 + bytes.Count(b[:off], []byte("\n"))
 	col := off - bytes.LastIndexByte(b[:off], '\n')
 	return fmt.Sprintf("line %d, column %d: %s", line, col, se.Error())
-}
-
-// marshal is json.Marshal without escaping <, > and &: the user's own
-// strings are written back as they were.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// A member is one key and value of a JSON object, in file order.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectMembers returns the members of the JSON object raw in file order,
-// keeping duplicate keys. ok is false when raw is not an object.
-func objectMembers(raw json.RawMessage) (members orderedObject, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		members = append(members, member{key, v})
-	}
-	return members, true
-}
-
-// orderedObject marshals as a JSON object with its members in order.
-type orderedObject []member
-
-func (o orderedObject) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		key, err := marshal(m.key)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(key)
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }

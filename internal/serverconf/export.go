@@ -3,6 +3,7 @@ package serverconf
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-app/switchboard/internal/jsonobj"
 	"net/http"
 	"strings"
 )
@@ -33,20 +34,20 @@ func ExportWithWarnings(cfgs []Config, format string) (data []byte, warnings []s
 	ex := &exporter{format: f}
 	cfgs = ex.withoutCommandTools(cfgs)
 	keys := exportKeys(cfgs)
-	var servers orderedObject
+	var servers jsonobj.Object
 	for i := range cfgs {
-		servers.add(keys[i], ex.server(&cfgs[i]))
+		servers.Add(keys[i], ex.server(&cfgs[i]))
 	}
-	var top orderedObject
+	var top jsonobj.Object
 	if f == FormatVSCode {
-		top.add("servers", servers)
+		top.Add("servers", servers)
 		inputs := ex.inputs
 		if inputs == nil {
 			inputs = []inputEntry{}
 		}
-		top.add("inputs", inputs)
+		top.Add("inputs", inputs)
 	} else {
-		top.add("mcpServers", servers)
+		top.Add("mcpServers", servers)
 	}
 	data, err = json.MarshalIndent(top, "", "  ")
 	if err != nil {
@@ -88,33 +89,33 @@ func (ex *exporter) warnf(cfg *Config, format string, args ...any) {
 	ex.warnings = append(ex.warnings, fmt.Sprintf("server %q: ", cfg.DisplayName())+fmt.Sprintf(format, args...))
 }
 
-func (ex *exporter) server(cfg *Config) orderedObject {
-	var o orderedObject
+func (ex *exporter) server(cfg *Config) jsonobj.Object {
+	var o jsonobj.Object
 	switch cfg.Transport {
 	case TransportStdio:
 		if ex.format == FormatVSCode {
-			o.add("type", "stdio")
+			o.Add("type", "stdio")
 		}
-		o.add("command", cfg.Command)
+		o.Add("command", cfg.Command)
 		args := make([]string, len(cfg.Args))
 		for i, a := range cfg.Args {
 			args[i] = ex.arg(cfg, i, a)
 		}
-		o.add("args", args)
+		o.Add("args", args)
 		if len(cfg.Env) > 0 {
-			o.add("env", ex.values(cfg, "env", cfg.Env))
+			o.Add("env", ex.values(cfg, "env", cfg.Env))
 		}
 		if cfg.Cwd != "" {
-			o.add("cwd", cfg.Cwd)
+			o.Add("cwd", cfg.Cwd)
 		}
 	default:
 		// Cursor takes a remote server without a type as streamable HTTP.
 		if ex.format != FormatCursor || cfg.Transport != TransportHTTP {
-			o.add("type", string(cfg.Transport))
+			o.Add("type", string(cfg.Transport))
 		}
-		o.add("url", cfg.URL)
+		o.Add("url", cfg.URL)
 		if len(cfg.Headers) > 0 {
-			o.add("headers", ex.values(cfg, "header", cfg.Headers))
+			o.Add("headers", ex.values(cfg, "header", cfg.Headers))
 		}
 		if cfg.Auth != nil {
 			ex.auth(cfg, &o)
@@ -135,16 +136,16 @@ func (ex *exporter) server(cfg *Config) orderedObject {
 	return o
 }
 
-func (ex *exporter) values(cfg *Config, kind string, vals map[string]Value) orderedObject {
-	var o orderedObject
+func (ex *exporter) values(cfg *Config, kind string, vals map[string]Value) jsonobj.Object {
+	var o jsonobj.Object
 	for _, name := range sortedKeys(vals) {
 		v := vals[name]
 		if v.SecretRef == "" && (v.Plain == "" || !IsSecretName(name) && !IsSecretValue(v.Plain)) {
-			o.add(name, v.Plain)
+			o.Add(name, v.Plain)
 			continue
 		}
 		if ex.format != FormatVSCode {
-			o.add(name, "")
+			o.Add(name, "")
 			ex.warnf(cfg, "%s %s is a secret and was exported empty; fill it in", kind, name)
 			continue
 		}
@@ -154,7 +155,7 @@ func (ex *exporter) values(cfg *Config, kind string, vals map[string]Value) orde
 			desc = fmt.Sprintf("%s: %s header (the whole value)", cfg.DisplayName(), http.CanonicalHeaderKey(name))
 		}
 		ex.inputs = append(ex.inputs, inputEntry{Type: "promptString", ID: id, Description: desc, Password: true})
-		o.add(name, "${input:"+id+"}")
+		o.Add(name, "${input:"+id+"}")
 	}
 	return o
 }
@@ -207,24 +208,24 @@ func (ex *exporter) inputID(base string) string {
 }
 
 // auth writes Cursor's static OAuth client; the other formats have none.
-func (ex *exporter) auth(cfg *Config, o *orderedObject) {
+func (ex *exporter) auth(cfg *Config, o *jsonobj.Object) {
 	a := cfg.Auth
 	if ex.format != FormatCursor || a.Grant == GrantClientCredentials || a.ClientAuth == PrivateKeyJWT {
 		ex.warnf(cfg, "its OAuth client settings are not exported")
 		return
 	}
-	var ao orderedObject
+	var ao jsonobj.Object
 	if a.ClientID != "" {
-		ao.add("CLIENT_ID", a.ClientID)
+		ao.Add("CLIENT_ID", a.ClientID)
 	}
 	if a.ClientSecretRef != "" {
-		ao.add("CLIENT_SECRET", "")
+		ao.Add("CLIENT_SECRET", "")
 		ex.warnf(cfg, "its OAuth client secret was exported empty; fill it in")
 	}
 	if len(a.Scopes) > 0 {
-		ao.add("scopes", a.Scopes)
+		ao.Add("scopes", a.Scopes)
 	}
 	if len(ao) > 0 {
-		o.add("auth", ao)
+		o.Add("auth", ao)
 	}
 }

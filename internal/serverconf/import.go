@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-app/switchboard/internal/jsonobj"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -148,7 +149,7 @@ func ImportFile(data []byte, existing []Config, dir string) (*ImportReport, erro
 	if err != nil {
 		return nil, err
 	}
-	members, ok := objectMembers(servers)
+	members, ok := jsonobj.Members(servers)
 	if !ok {
 		return nil, fmt.Errorf("%q must be an object mapping server names to their settings, not %s",
 			r.serversKey(), jsonKind(servers))
@@ -165,7 +166,7 @@ func ImportFile(data []byte, existing []Config, dir string) (*ImportReport, erro
 		imp.seen = append(imp.seen, seenServer{id: c.ID, fingerprint: Fingerprint(&c), name: c.DisplayName(), existing: true})
 	}
 	for _, m := range members {
-		imp.entry(m.key, m.value)
+		imp.entry(m.Key, m.Value)
 	}
 	return r, nil
 }
@@ -250,9 +251,9 @@ func (r *ImportReport) parseInputs(raw json.RawMessage) map[string]InputPrompt {
 
 // isCursorEntry reports whether an mcpServers entry uses a field only
 // Cursor-style files have.
-func isCursorEntry(m member) bool {
+func isCursorEntry(m jsonobj.Member) bool {
 	var fields map[string]json.RawMessage
-	if json.Unmarshal(m.value, &fields) != nil {
+	if json.Unmarshal(m.Value, &fields) != nil {
 		return false
 	}
 	_, serverURL := fields["serverUrl"]
@@ -354,29 +355,29 @@ var ignoredFields = map[string]string{
 }
 
 func (e *entryParser) parse(raw json.RawMessage) (*Config, error) {
-	members, ok := objectMembers(raw)
+	members, ok := jsonobj.Members(raw)
 	if !ok {
 		return nil, fmt.Errorf("must be an object with a command or a url, not %s", jsonKind(raw))
 	}
 	f := make(map[string]json.RawMessage, len(members))
 	for _, m := range members {
-		if isNull(m.value) {
+		if isNull(m.Value) {
 			continue // "args": null is the same as no args
 		}
-		f[m.key] = m.value
+		f[m.Key] = m.Value
 	}
 	known := []string{"type", "transportType", "command", "args", "env", "cwd", "url", "serverUrl", "headers", "disabled", "timeout"}
 	if e.format == FormatCursor {
 		known = append(known, "auth")
 	}
 	for _, m := range members {
-		switch reason, ignored := ignoredFields[m.key]; {
-		case slices.Contains(known, m.key):
+		switch reason, ignored := ignoredFields[m.Key]; {
+		case slices.Contains(known, m.Key):
 		case ignored && reason != "":
 			e.warnf("%s", reason)
 		case ignored:
 		default:
-			e.warnf("unknown field %q ignored", m.key)
+			e.warnf("unknown field %q ignored", m.Key)
 		}
 	}
 
@@ -522,7 +523,7 @@ func (e *entryParser) values(f map[string]json.RawMessage, field string, refFor 
 	if !ok {
 		return nil, nil
 	}
-	members, ok := objectMembers(raw)
+	members, ok := jsonobj.Members(raw)
 	if !ok {
 		return nil, fmt.Errorf("%s must be an object of names to string values, not %s", field, jsonKind(raw))
 	}
@@ -531,38 +532,38 @@ func (e *entryParser) values(f map[string]json.RawMessage, field string, refFor 
 	}
 	out := make(map[string]Value, len(members))
 	for _, m := range members {
-		path := field + "." + m.key
-		if _, dup := out[m.key]; dup {
+		path := field + "." + m.Key
+		if _, dup := out[m.Key]; dup {
 			e.warnf("%s appears twice; the last value is kept", path)
 		}
 		var s string
-		switch jsonKind(m.value) {
+		switch jsonKind(m.Value) {
 		case "string":
-			_ = json.Unmarshal(m.value, &s)
+			_ = json.Unmarshal(m.Value, &s)
 		case "number", "boolean":
-			s = string(bytes.TrimSpace(m.value))
-			e.warnf("%s is a %s; imported as the string %q", path, jsonKind(m.value), s)
+			s = string(bytes.TrimSpace(m.Value))
+			e.warnf("%s is a %s; imported as the string %q", path, jsonKind(m.Value), s)
 		case "object":
 			var ref struct {
 				SecretRef string `json:"secretRef"`
 			}
-			if json.Unmarshal(m.value, &ref) == nil && ref.SecretRef != "" {
+			if json.Unmarshal(m.Value, &ref) == nil && ref.SecretRef != "" {
 				return nil, fmt.Errorf("%s names keyring entry %q; an imported file may not refer to keyring entries "+
 					"(it could read another server's secret), so this server was not imported: write the value itself instead",
 					path, ref.SecretRef)
 			}
-			return nil, fmt.Errorf("%s must be a string, not %s", path, jsonKind(m.value))
+			return nil, fmt.Errorf("%s must be a string, not %s", path, jsonKind(m.Value))
 		default:
-			return nil, fmt.Errorf("%s must be a string, not %s", path, jsonKind(m.value))
+			return nil, fmt.Errorf("%s must be a string, not %s", path, jsonKind(m.Value))
 		}
 		if e.format == FormatVSCode && inputRef.MatchString(s) {
-			ref := refFor(e.id, m.key)
+			ref := refFor(e.id, m.Key)
 			e.needs = append(e.needs, SecretInput{ServerID: e.id, Field: path, Ref: ref, Template: s, Inputs: e.prompts(s)})
-			out[m.key] = Value{SecretRef: ref}
+			out[m.Key] = Value{SecretRef: ref}
 			continue
 		}
 		e.checkExpansion(path, s)
-		out[m.key] = Value{Plain: s}
+		out[m.Key] = Value{Plain: s}
 	}
 	return out, nil
 }
@@ -616,17 +617,17 @@ func (e *entryParser) auth(f map[string]json.RawMessage) (*Auth, error) {
 	if !ok {
 		return nil, nil
 	}
-	members, ok := objectMembers(raw)
+	members, ok := jsonobj.Members(raw)
 	if !ok {
 		return nil, fmt.Errorf("auth must be an object, not %s", jsonKind(raw))
 	}
 	af := make(map[string]json.RawMessage)
 	for _, m := range members {
-		switch m.key {
+		switch m.Key {
 		case "CLIENT_ID", "CLIENT_SECRET", "scopes":
-			af[m.key] = m.value
+			af[m.Key] = m.Value
 		default:
-			e.warnf("unknown field auth.%s ignored", m.key)
+			e.warnf("unknown field auth.%s ignored", m.Key)
 		}
 	}
 	a := &Auth{}

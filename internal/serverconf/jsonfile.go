@@ -10,65 +10,6 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// A member is one key and value of a JSON object, in file order.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectMembers returns the members of the JSON object raw in file order,
-// keeping duplicate keys (encoding/json would keep only the last). ok is
-// false when raw is not an object.
-func objectMembers(raw json.RawMessage) (members []member, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		members = append(members, member{key, v})
-	}
-	return members, true
-}
-
-// orderedObject marshals as a JSON object with its members in order.
-type orderedObject []member
-
-func (o orderedObject) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		key, err := json.Marshal(m.key)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(key)
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func (o *orderedObject) add(key string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only strings, slices, maps and orderedObjects are added
-	}
-	*o = append(*o, member{key, data})
-}
-
 // jsonKind names the JSON type of raw for error messages.
 func jsonKind(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
