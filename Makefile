@@ -140,8 +140,12 @@ build/bin/fakeprovider: $(GO_SOURCES)
 build/bin/taskserver: $(GO_SOURCES)
 	$(GO) build -o $@ ./test/taskserver
 
+# A local MCP registry (the registry API over test/registryserver/testdata/servers.json).
+build/bin/registryserver: $(GO_SOURCES) test/registryserver/testdata/servers.json
+	$(GO) build -o $@ ./test/registryserver
+
 ## e2e-browser: the real backend (-tags dev) serving the real frontend to Chromium
-e2e-browser: build-dev build/bin/fakeprovider build/bin/taskserver test/node/node_modules/.package-lock.json
+e2e-browser: build-dev build/bin/fakeprovider build/bin/taskserver build/bin/registryserver test/node/node_modules/.package-lock.json
 	cd frontend && $(NODE_PATH_PREFIX) node e2e/run.mjs
 
 ## fuzz: every fuzz target for FUZZTIME each (make test runs each for a fixed number of inputs)

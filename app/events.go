@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/clients"
 	"github.com/switchboard-app/switchboard/internal/core"
 	"github.com/switchboard-app/switchboard/internal/elicit"
+	"github.com/switchboard-app/switchboard/internal/installer"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/sampling"
@@ -49,6 +50,8 @@ type EventPayloads struct {
 	PromptsChanged   mcpconn.ListChanged     `json:"prompts:changed"`
 	// Servers' views (app/appviews.go).
 	AppViewClosed core.AppViewClosed `json:"appview:closed"`
+	// Installing servers (app/install.go).
+	InstallProgress installer.Progress `json:"install:progress"`
 	// Connected apps (app/clients.go): a request was audited.
 	ClientsActivity clients.AuditEntry `json:"clients:activity"`
 }

@@ -29,13 +29,14 @@ func (a *App) SaveServer(cfg serverconf.Config) (servers.View, error) {
 	return svc.SaveServer(a.life, cfg)
 }
 
-// DeleteServer removes a server, its grants and secrets.
+// DeleteServer removes a server, its grants and secrets, and the files of
+// one Switchboard installed.
 func (a *App) DeleteServer(id string) error {
 	svc, err := a.services()
 	if err != nil {
 		return err
 	}
-	return svc.Servers.Delete(a.life, id)
+	return svc.UninstallServer(a.life, id)
 }
 
 // ConnectServer connects a server now.

@@ -13,6 +13,10 @@ test_pkgs=(xvfb xauth xdotool x11-utils imagemagick chromium gnome-keyring dbus 
 
 pkgs=("${run_pkgs[@]}")
 [ "$want" = test ] && pkgs+=("${test_pkgs[@]}")
+# npm builds the frontend and installs servers (and the tests' servers);
+# Debian's when the machine has none (scripts/node.sh then fetches a newer
+# Node for the frontend's tools if Debian's is too old).
+command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 
 case "$(uname -s)" in
 Linux) ;;

@@ -23,6 +23,8 @@ import { register as registerAppViews } from './appviews.mjs';
 import { register as registerClients } from './clients.mjs';
 import { register as registerToolSearch } from './toolsearch.mjs';
 import { register as registerCmdTools } from './cmdtools.mjs';
+import { register as registerInstall } from './install.mjs';
+import { register as registerRegistry } from './registry.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
@@ -697,6 +699,8 @@ registerAppViews({ test, withPage, toolPage, shot, fake });
 registerClients({ test, withPage, toolPage, shot, fake });
 registerToolSearch({ test, withPage, toolPage, shot, fake });
 registerCmdTools({ test, withPage, toolPage, shot, fake });
+registerInstall({ test, withPage, toolPage, shot, fake, backend });
+registerRegistry({ test, withPage, toolPage, shot, fake });
 
 let ok = false;
 try {

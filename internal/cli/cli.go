@@ -153,6 +153,15 @@ var helpText = map[string]string{
   switchboard providers add [-id ID] [-preset P] [-base-url URL] [-model M] [-key-stdin]
   switchboard providers test ID
   switchboard providers remove ID`,
+	"registry": `Usage:
+  switchboard registry search [QUERY] [--limit N] [--cursor C] [--json]
+                                         the latest version of each server whose name or description has QUERY;
+                                         ADD AS says how Switchboard would add it (npm, mcpb, remote, stdio)
+  switchboard registry show NAME [--version V] [--json]
+                                         a server's details and each way to add it: what it installs or runs,
+                                         and the values it asks for (secrets go to the OS keyring)
+  Both read the registry at --registry URL, else the mcp-registry setting, else
+  https://registry.modelcontextprotocol.io (its API version v0.1, or v0 for older registries).`,
 }
 
 func usage(w io.Writer) {

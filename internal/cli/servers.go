@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register("servers", "list, import (Claude Desktop, VS Code, Cursor), export, remove, enable, disable MCP servers, add command tools, list their tools and set their secrets", runServers)
+	register("servers", "list, install (npm, .tgz, .mcpb), update, uninstall, import (Claude Desktop, VS Code, Cursor), export, remove, enable, disable MCP servers, add command tools, list their tools and set their secrets", runServers)
 	doctorExtras = append(doctorExtras, doctorServers)
 }
 
@@ -36,6 +36,19 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 		return serversList(ctx, env)
 	case "add-command":
 		return serversAddCommand(ctx, env, args[1:]) // cmdtools.go
+	case "install":
+		return serversInstall(ctx, env, args[1:]) // install.go
+	case "update":
+		return serversUpdate(ctx, env, args[1:])
+	case "uninstall", "pin", "unpin":
+		if len(args) != 2 {
+			fmt.Fprintf(env.Stderr, "usage: switchboard servers %s ID   (IDs: switchboard servers list)\n", args[0])
+			return 2
+		}
+		if args[0] == "uninstall" {
+			return serversUninstall(ctx, env, args[1])
+		}
+		return serversPin(ctx, env, args[1], args[0] == "pin")
 	case "import":
 		if len(args) != 2 {
 			fmt.Fprintln(env.Stderr, "usage: switchboard servers import FILE   (claude_desktop_config.json, .vscode/mcp.json, ~/.cursor/mcp.json; - for stdin)")
@@ -128,7 +141,7 @@ func runServers(ctx context.Context, env *Env, args []string) int {
 func serversChange(ctx context.Context, env *Env, verb, id string) int {
 	ok := changeServer(ctx, env, id, func(s *core.Services) error {
 		if verb == "remove" {
-			return s.Servers.Delete(ctx, id)
+			return s.UninstallServer(ctx, id) // and its files, if installed
 		}
 		return s.Servers.SetEnabled(ctx, id, verb == "enable")
 	})
@@ -291,6 +304,12 @@ func printServers(env *Env, cfgs []serverconf.Config) int {
 		}
 		if cfg.Transport == serverconf.TransportCommand {
 			target = commandTarget(&cfg)
+		}
+		if in := cfg.Install; in != nil {
+			target = fmt.Sprintf("installed %s %s", in.Package, in.Version)
+			if in.Pinned {
+				target += " (pinned)"
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", cfg.ID, cfg.DisplayName(), cfg.Transport, cfg.Enabled, target)
 	}
@@ -493,8 +512,29 @@ func doctorServers(ctx context.Context, env *Env, report func(ok bool, what, det
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	allOK := true
+	installed := map[string]*serverconf.Install{}
+	for _, c := range cfgs {
+		if c.Install != nil {
+			installed[c.ID] = c.Install
+		}
+	}
+	if len(installed) > 0 {
+		// Which Node the installed servers run on (noderuntime.Find).
+		if n, err := s.Node(ctx); err != nil {
+			report(false, "node", err.Error()+"; switchboard servers install --fetch-node PACKAGE downloads one")
+		} else {
+			report(true, "node", fmt.Sprintf("Node %s at %s (%s), for the installed servers", n.Version, n.Path, n.Source))
+		}
+	}
 	for _, r := range s.Manager.Doctor(ctx, cfgs) {
 		name := "server " + r.ServerID
+		if in := installed[r.ServerID]; in != nil {
+			pin := ""
+			if in.Pinned {
+				pin = ", pinned"
+			}
+			fmt.Fprintf(env.Stdout, "      %-10s installed %s %s (%s%s), runs on %s\n", name, in.Package, in.Version, in.Kind, pin, in.Runtime)
+		}
 		switch r.State {
 		case "connected":
 			report(true, name, fmt.Sprintf("connected in %s, %d tools, %s %s", r.ConnectTime.Round(time.Millisecond), len(r.Tools), r.Server, r.ProtocolVersion))

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/oauth"
 	"github.com/switchboard-app/switchboard/internal/providers"
+	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/servers"
 	"github.com/switchboard-app/switchboard/internal/store"
 	"github.com/switchboard-app/switchboard/internal/tasks"
@@ -55,6 +56,11 @@ type Services struct {
 	// ownsInstance and lockPath: see ServiceOptions.OwnsInstance.
 	ownsInstance bool
 	lockPath     string
+	// dataDir holds installed servers and a fetched Node (install.go);
+	// node is the Node they run on, once found.
+	dataDir string
+	node    nodeCache
+	secrets secrets.Store
 }
 
 // ServiceOptions tune the services; nil means defaults.
@@ -134,7 +140,7 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	s := &Services{store: c.Store, auth: authz, asks: newServerAsks(em, opts.Visible),
 		views:   newAppViews(em, opts.OpenBrowser, c.Log.With("component", "appviews")),
 		clients: clients.New(c.Store), clientEndpoint: opts.ClientEndpoint, emitter: em, log: c.Log,
-		ownsInstance: opts.OwnsInstance, lockPath: c.Paths.Lock}
+		ownsInstance: opts.OwnsInstance, lockPath: c.Paths.Lock, dataDir: c.Paths.Dir, secrets: c.Secrets}
 	mo.Emitter = s.views.watch(mo.Emitter) // a view ends when its tool does
 	if mo.Elicit == nil {
 		mo.Elicit = s.asks.elicitHandler
@@ -148,10 +154,14 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.URLSteps == nil {
 		mo.URLSteps = s.asks.urlSteps
 	}
+	if mo.Installed == nil {
+		mo.Installed = s.prepareInstalled
+	}
 	s.Manager = mcpconn.NewManager(&mo)
 	s.Broker = approval.NewBroker(&approval.Options{Store: grantStore{c.Store}, Emitter: em})
 	s.Providers = &providers.Service{Store: c.Store, Secrets: c.Secrets, Log: c.Log.With("component", "providers")}
-	s.Servers = &servers.Service{Store: c.Store, Secrets: c.Secrets, Manager: s.Manager, Trust: s.Broker, Log: c.Log.With("component", "servers")}
+	s.Servers = &servers.Service{Store: c.Store, Secrets: c.Secrets, Manager: s.Manager, Trust: s.Broker, Log: c.Log.With("component", "servers"),
+		Installed: s.prepareInstalled}
 	settings, err := LoadSettings(context.Background(), c.Store)
 	if err != nil {
 		c.Log.Warn("reading settings; using defaults", "err", err)
@@ -221,6 +231,7 @@ func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
 		}
 	}
 	s.pruneAttachments(ctx, log)
+	s.installer(ctx).Sweep()
 	if err := s.Broker.Load(ctx); err != nil {
 		log.Error("loading approval policy", "err", err)
 	}

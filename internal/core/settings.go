@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 
 	"github.com/switchboard-app/switchboard/internal/store"
@@ -42,6 +43,14 @@ type Settings struct {
 	// ToolSearchMaxKB is auto's size of the tools' definitions in KB
 	// (1 to 16,384).
 	ToolSearchMaxKB int `json:"toolSearchMaxKB"`
+	// NPMRegistry is the npm registry servers (and a Node, when
+	// Switchboard fetches one) are installed from; empty means npm's own
+	// setting, https://registry.npmjs.org unless the user's .npmrc names a
+	// mirror.
+	NPMRegistry string `json:"npmRegistry"`
+	// MCPRegistry is the MCP registry the server browser searches; empty
+	// means the official one (mcpregistry.DefaultURL).
+	MCPRegistry string `json:"mcpRegistry"`
 }
 
 // ToolSearchModes lists the values of Settings.ToolSearch (the frontend's
@@ -108,8 +117,31 @@ func SaveSettings(ctx context.Context, st *store.Store, s Settings) error {
 	if s.ToolSearchMaxKB < 1 || s.ToolSearchMaxKB > 16<<10 {
 		return fmt.Errorf("tool search after %d KB of tool definitions: choose between 1 and 16,384", s.ToolSearchMaxKB)
 	}
+	for _, u := range []struct{ name, url string }{{"npm registry", s.NPMRegistry}, {"MCP registry", s.MCPRegistry}} {
+		if err := checkRegistryURL(u.url); err != nil {
+			return fmt.Errorf("%s %q: %w", u.name, u.url, err)
+		}
+	}
 	if st == nil {
 		return ErrNoDatabase
 	}
 	return st.SetSetting(ctx, settingsKey, s)
+}
+
+// checkRegistryURL accepts an empty URL (the default) or an absolute
+// http(s) URL without credentials in it.
+func checkRegistryURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case len(raw) > 2048:
+		return errors.New("is longer than 2048 characters")
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		return errors.New("give an http:// or https:// URL, or leave it empty for the default")
+	case u.User != nil:
+		return errors.New("must not hold a user name or password; put credentials in ~/.npmrc")
+	}
+	return nil
 }

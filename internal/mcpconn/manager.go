@@ -95,6 +95,12 @@ type Options struct {
 	// that children inherit none of the window's stray descriptors.
 	Wrap func(*exec.Cmd)
 
+	// Installed rewrites the config of a server Switchboard installed
+	// (Config.Install set) into the command that runs it: its folder in
+	// place of ${install}, the Node it picked in place of "node"
+	// (installer.Prepare). Nil runs such a config as it is.
+	Installed func(ctx context.Context, cfg serverconf.Config) (serverconf.Config, error)
+
 	// AuthHandler returns the OAuth handler for a streamable-HTTP server;
 	// nil (or a nil result) means none: a 401 then puts the server in
 	// StateNeedsAuth.
@@ -453,6 +459,11 @@ func sameReach(a, b serverconf.Config) bool {
 	if (len(a.Roots) > 0) == (len(b.Roots) > 0) {
 		a.Roots, b.Roots = nil, nil // sent as roots/list_changed
 	}
+	if a.Install != nil && b.Install != nil { // a pin changes nothing that runs
+		ai, bi := *a.Install, *b.Install
+		ai.Pinned, bi.Pinned = false, false
+		a.Install, b.Install = &ai, &bi
+	}
 	return reflect.DeepEqual(a, b)
 }
 
@@ -611,6 +622,10 @@ func (m *Manager) Note(id, text string) {
 }
 
 // pathList is the PATH for stdio servers, captured once.
+// PathList is the PATH stdio servers are looked up in and given: the
+// user's login shell's (see Options.ShellPATH), captured once.
+func (m *Manager) PathList() string { return m.pathList() }
+
 func (m *Manager) pathList() string {
 	m.pathOnce.Do(func() {
 		if m.opts.ShellPATH != nil {

@@ -298,6 +298,15 @@ func (m *Manager) transport(cfg serverconf.Config, ring *logbuf.Ring, s *session
 	}
 	switch cfg.Transport {
 	case serverconf.TransportStdio, "":
+		if cfg.Install != nil && m.opts.Installed != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			run, err := m.opts.Installed(ctx, cfg)
+			cancel()
+			if err != nil {
+				return nil, permanent(errorf(ErrCommandNotFound, "%v", err))
+			}
+			cfg = run
+		}
 		env, err := m.resolveValues(cfg.ID, cfg.Env, "environment variable")
 		if err != nil {
 			return nil, err

@@ -99,6 +99,12 @@ type Config struct {
 	// servers everything, Go SDK servers nothing).
 	LogLevel LogLevel `json:"logLevel,omitempty" ts_type:"LogLevel"`
 
+	// Install, set on a stdio server Switchboard installed into its data
+	// directory (an npm package or a .mcpb bundle), says what is installed.
+	// Its Command and Args may then name files of the install as
+	// ${install}/..., which the connection puts back (InstallDirVar).
+	Install *Install `json:"install,omitempty"`
+
 	// Roots are the folders (absolute paths) the server is told it may
 	// work in, as MCP roots. Empty, the default, offers none and does not
 	// even declare the roots capability: a server such as
@@ -107,6 +113,49 @@ type Config struct {
 	// notifications/roots/list_changed; offering roots where there were
 	// none, or none where there were some, reconnects it.
 	Roots []string `json:"roots,omitempty"`
+}
+
+// InstallDirVar stands for an installed server's folder
+// (<data>/servers/<id>) in its Command, Args and Cwd, so that the config
+// stays right when the data directory moves.
+const InstallDirVar = "${install}"
+
+// An InstallKind is what an installed server was installed from.
+type InstallKind string
+
+const (
+	// InstallNPM is a package from an npm registry, or an npm package
+	// tarball (.tgz) from a file.
+	InstallNPM InstallKind = "npm"
+	// InstallMCPB is an MCP Bundle (.mcpb, Claude Desktop's format).
+	InstallMCPB InstallKind = "mcpb"
+)
+
+// InstallKinds lists every InstallKind (the frontend's contract is
+// generated from it).
+var InstallKinds = []InstallKind{InstallNPM, InstallMCPB}
+
+// Install describes a server installed into the data directory.
+type Install struct {
+	Kind InstallKind `json:"kind" ts_type:"InstallKind"`
+	// Package is the npm package name, or the bundle's name.
+	Package string `json:"package"`
+	// Version is the exact version installed.
+	Version string `json:"version"`
+	// File is the name of the .tgz or .mcpb it was installed from; empty
+	// for a package from the registry.
+	File string `json:"file,omitempty"`
+	// Pinned servers are left alone by an update that names no version.
+	Pinned bool `json:"pinned,omitempty"`
+	// Bin is the package's command the server runs, when it has several.
+	Bin string `json:"bin,omitempty"`
+	// Values are a bundle's settings (user_config) as the user gave them,
+	// but for the sensitive ones, which are only in the keyring: an update
+	// fills the new version in with them.
+	Values map[string]string `json:"values,omitempty"`
+	// Runtime is what runs it: "node" (Switchboard picks the Node, see
+	// noderuntime), "python", "uv" or "binary".
+	Runtime string `json:"runtime"`
 }
 
 // MaxRoots is how many roots one server may be offered.

@@ -130,6 +130,18 @@ func Validate(cfg *Config) error {
 			v.add(fmt.Sprintf("roots[%d]", i), "is listed twice (%s)", r)
 		}
 	}
+	if in := cfg.Install; in != nil {
+		switch {
+		case cfg.Transport != TransportStdio:
+			v.add("install", "is only for stdio servers")
+		case !slices.Contains(InstallKinds, in.Kind):
+			v.add("install.kind", "must be npm or mcpb (got %q)", in.Kind)
+		case in.Package == "" || len(in.Package) > 214 || hasControl(in.Package):
+			v.add("install.package", "must be a package name of at most 214 characters")
+		case in.Version == "" || len(in.Version) > 256 || hasControl(in.Version):
+			v.add("install.version", "must be an exact version")
+		}
+	}
 	if cfg.LogLevel != "" && !slices.Contains(LogLevels, cfg.LogLevel) {
 		v.add("logLevel", "must be one of debug, info, notice, warning, error, critical, alert, emergency, or empty for the server's default (got %q)", cfg.LogLevel)
 	}

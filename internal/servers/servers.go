@@ -59,6 +59,10 @@ type Service struct {
 	Manager Manager
 	Trust   Trust
 	Log     *slog.Logger
+	// Installed, if set, turns the config of a server Switchboard
+	// installed into the command that runs it (installer.Prepare), so
+	// that an export names its files and its Node.
+	Installed func(ctx context.Context, cfg serverconf.Config) (serverconf.Config, error)
 }
 
 // Configs returns the stored configs in display order.
@@ -421,6 +425,13 @@ func (s *Service) Export(ctx context.Context, format string) ([]byte, []string, 
 	cfgs, err := s.Configs(ctx)
 	if err != nil {
 		return nil, nil, err
+	}
+	for i, c := range cfgs {
+		if c.Install != nil && s.Installed != nil {
+			if run, err := s.Installed(ctx, c); err == nil {
+				cfgs[i] = run
+			}
+		}
 	}
 	return serverconf.ExportWithWarnings(cfgs, format)
 }

@@ -21,6 +21,8 @@
 //	views     views_*: memory of one conversation with ten, then twenty servers' views (MCP Apps), then none, in Chromium
 //	toolcall  toolcall_overhead_us: BenchmarkToolCallOverhead in internal/chat
 //	connect   connect10_ratio and shutdown10_ms: ten Node stdio servers through mcpconn
+//	install   installed_start_ratio: a server installed into the data directory starting with the npm registry
+//	          unreachable, against npx -y of the same package and version (cache warm)
 //	search    search_p95_ms: store.Search over 100,000 messages
 //	toolsearch toolsearch_*: tool definitions per request with tool search on against all 300 tools of 10 servers offered,
 //	          and a scripted model finding and calling each of the 300 within two round trips
@@ -53,7 +55,7 @@ type config struct {
 	verbose bool
 }
 
-var groups = []string{"binary", "search", "toolsearch", "toolcall", "connect", "startup", "stream", "open", "views"}
+var groups = []string{"binary", "search", "toolsearch", "toolcall", "connect", "install", "startup", "stream", "open", "views"}
 
 func main() {
 	runs := flag.Int("runs", 5, "runs per figure taken as a median (at least 5 for the window figures)")
@@ -129,6 +131,8 @@ func main() {
 				benchToolCall(cfg, rep)
 			case "connect":
 				benchConnect(cfg, rep)
+			case "install":
+				benchInstall(cfg, rep)
 			case "startup":
 				benchStartup(cfg, rep)
 			case "stream":

@@ -71,6 +71,7 @@ var enums = []enum{
 	{"mcpconn", "State", mcpconn.States},
 	{"serverconf", "Transport", serverconf.Transports},
 	{"serverconf", "LogLevel", serverconf.LogLevels},
+	{"serverconf", "InstallKind", serverconf.InstallKinds},
 	{"mcpconn", "TaskStatus", mcpconn.TaskStatuses},
 	{"store", "CallStatus", store.CallStatuses},
 	{"store", "AttachmentKind", store.AttachmentKinds},

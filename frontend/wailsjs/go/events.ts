@@ -28,6 +28,7 @@ export const Events = {
 	resourcesChanged: "resources:changed",
 	promptsChanged: "prompts:changed",
 	appViewClosed: "appview:closed",
+	installProgress: "install:progress",
 	clientsActivity: "clients:activity",
 } as const;
 

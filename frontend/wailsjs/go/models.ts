@@ -34,6 +34,7 @@ export namespace app {
 	    "resources:changed": mcpconn.ListChanged;
 	    "prompts:changed": mcpconn.ListChanged;
 	    "appview:closed": core.AppViewClosed;
+	    "install:progress": installer.Progress;
 	    "clients:activity": clients.AuditEntry;
 	}
 	export interface Info {
@@ -317,11 +318,45 @@ export namespace core {
 	    viewId: string;
 	    reason: string;
 	}
+	export interface BundleSetting {
+	    key: string;
+	    title: string;
+	    description: string;
+	    type: string;
+	    required: boolean;
+	    sensitive: boolean;
+	    multiple: boolean;
+	    default: string;
+	}
+	export interface BundleInfo {
+	    name: string;
+	    title: string;
+	    version: string;
+	    description: string;
+	    author: string;
+	    runtime: string;
+	    settings: BundleSetting[];
+	}
+	
 	export interface EndpointStatus {
 	    on: boolean;
 	    port: number;
 	    url: string;
 	    error?: string;
+	}
+	export interface InstallRequest {
+	    id: string;
+	    package: string;
+	    version: string;
+	    bin: string;
+	    values: Record<string, string>;
+	    fetchNode: boolean;
+	}
+	export interface NodeInfo {
+	    path: string;
+	    version: string;
+	    source: string;
+	    hasNpm: boolean;
 	}
 	export interface PreviewPart {
 	    uri: string;
@@ -345,6 +380,27 @@ export namespace core {
 	    attachments: store.Attachment[];
 	    prompt?: mcpconn.PromptResult;
 	}
+	export interface RegistryInstall {
+	    name: string;
+	    version?: string;
+	    choice: number;
+	    id?: string;
+	    values?: Record<string, string>;
+	    fetchNode?: boolean;
+	    registry?: string;
+	}
+	export interface RegistryItem {
+	    entry: mcpregistry.Entry;
+	    options: mcpregistry.Option[];
+	    preferred: number;
+	    status: string;
+	}
+	export interface RegistryPage {
+	    items: RegistryItem[];
+	    nextCursor: string;
+	    registry: string;
+	    skipped: number;
+	}
 	export interface ResourcePreview {
 	    serverId: string;
 	    uri: string;
@@ -360,6 +416,8 @@ export namespace core {
 	    toolSearch: ToolSearchMode;
 	    toolSearchMaxTools: number;
 	    toolSearchMaxKB: number;
+	    npmRegistry: string;
+	    mcpRegistry: string;
 	}
 
 }
@@ -416,6 +474,17 @@ export namespace elicit {
 	    host?: string;
 	    elicitationId?: string;
 	    waiting?: boolean;
+	}
+
+}
+
+export namespace installer {
+	
+	export interface Progress {
+	    id: string;
+	    step: string;
+	    detail?: string;
+	    fetched?: number;
 	}
 
 }
@@ -657,6 +726,160 @@ export namespace mcpconn {
 
 }
 
+export namespace mcpregistry {
+	
+	export interface Arg {
+	    flag?: string;
+	    text: string;
+	    vars?: Record<string, string>;
+	    required?: boolean;
+	    secret?: boolean;
+	    repeated?: boolean;
+	}
+	export interface Input {
+	    description?: string;
+	    isRequired?: boolean;
+	    format?: string;
+	    value?: string;
+	    isSecret?: boolean;
+	    default?: string;
+	    placeholder?: string;
+	    choices?: string[];
+	    variables?: Record<string, Input>;
+	}
+	export interface Argument {
+	    description?: string;
+	    isRequired?: boolean;
+	    format?: string;
+	    value?: string;
+	    isSecret?: boolean;
+	    default?: string;
+	    placeholder?: string;
+	    choices?: string[];
+	    variables?: Record<string, Input>;
+	    type: string;
+	    name?: string;
+	    valueHint?: string;
+	    isRepeated?: boolean;
+	}
+	export interface Official {
+	    status?: string;
+	    statusMessage?: string;
+	    publishedAt?: string;
+	    updatedAt?: string;
+	    isLatest?: boolean;
+	}
+	export interface EntryMeta {
+	    "io.modelcontextprotocol.registry/official"?: Official;
+	}
+	export interface KeyValueInput {
+	    description?: string;
+	    isRequired?: boolean;
+	    format?: string;
+	    value?: string;
+	    isSecret?: boolean;
+	    default?: string;
+	    placeholder?: string;
+	    choices?: string[];
+	    variables?: Record<string, Input>;
+	    name: string;
+	}
+	export interface Transport {
+	    type: string;
+	    url?: string;
+	    headers?: KeyValueInput[];
+	    variables?: Record<string, Input>;
+	}
+	export interface ServerPackage {
+	    registryType: string;
+	    registryBaseUrl?: string;
+	    identifier: string;
+	    version?: string;
+	    fileSha256?: string;
+	    runtimeHint?: string;
+	    transport: Transport;
+	    runtimeArguments?: Argument[];
+	    packageArguments?: Argument[];
+	    environmentVariables?: KeyValueInput[];
+	}
+	export interface Icon {
+	    src: string;
+	    mimeType?: string;
+	    sizes?: string[];
+	    theme?: string;
+	}
+	export interface Repository {
+	    url?: string;
+	    source?: string;
+	    subfolder?: string;
+	}
+	export interface Server {
+	    name: string;
+	    title?: string;
+	    description: string;
+	    version: string;
+	    websiteUrl?: string;
+	    repository?: Repository;
+	    icons?: Icon[];
+	    packages?: ServerPackage[];
+	    remotes?: Transport[];
+	}
+	export interface Entry {
+	    server: Server;
+	    _meta: EntryMeta;
+	}
+	
+	export interface Field {
+	    key: string;
+	    label: string;
+	    description?: string;
+	    required?: boolean;
+	    secret?: boolean;
+	    default?: string;
+	    placeholder?: string;
+	    choices?: string[];
+	    format?: string;
+	    repeated?: boolean;
+	}
+	
+	
+	
+	export interface NamedValue {
+	    name: string;
+	    text: string;
+	    vars?: Record<string, string>;
+	    required?: boolean;
+	    secret?: boolean;
+	}
+	
+	export interface Option {
+	    kind?: string;
+	    label: string;
+	    unsupported?: string;
+	}
+	export interface Plan {
+	    kind: string;
+	    id: string;
+	    name: string;
+	    package?: string;
+	    version?: string;
+	    registry?: string;
+	    url?: string;
+	    sha256?: string;
+	    config: serverconf.Config;
+	    args?: Arg[];
+	    env?: NamedValue[];
+	    headers?: NamedValue[];
+	    urlVars?: Record<string, string>;
+	    fields?: Field[];
+	    notes?: string[];
+	}
+	
+	
+	
+
+}
+
 export namespace providers {
 	
 	export interface Input {
@@ -772,6 +995,16 @@ export namespace serverconf {
 	    outputLimit?: number;
 	    readOnly?: boolean;
 	}
+	export interface Install {
+	    kind: InstallKind;
+	    package: string;
+	    version: string;
+	    file?: string;
+	    pinned?: boolean;
+	    bin?: string;
+	    values?: Record<string, string>;
+	    runtime: string;
+	}
 	export interface Value {
 	    plain?: string;
 	    secretRef?: string;
@@ -793,6 +1026,7 @@ export namespace serverconf {
 	    disabledTools?: string[];
 	    auth?: Auth;
 	    logLevel?: LogLevel;
+	    install?: Install;
 	    roots?: string[];
 	}
 	export interface FieldError {
@@ -824,6 +1058,7 @@ export namespace serverconf {
 	    warnings?: ImportNote[];
 	    needsInput?: SecretInput[];
 	}
+	
 	
 	
 
@@ -975,6 +1210,9 @@ export namespace serverconf {
 }
 export namespace serverconf {
 	export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+}
+export namespace serverconf {
+	export type InstallKind = "npm" | "mcpb";
 }
 export namespace mcpconn {
 	export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";

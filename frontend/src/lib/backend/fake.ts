@@ -5,6 +5,8 @@ import type { EventName, EventPayloads } from './events';
 import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
 import type { AppView, ResourceContents, ToolResult } from './types';
 import type { AddedClient, AppConnection, AuditEntry, AuditFilter, ClientAccess, ClientApp, ClientGrant, ClientToolRef, ConnectPreview, ConnectTarget, ConnectWritten, EndpointStatus } from './types';
+import type { InstallProgress, InstallRequest, NodeInfo } from './types';
+import type { RegistryInstall, RegistryItem, RegistryPage, RegistryPlan } from './types';
 import { isSelected, toolKey } from '../stores/toolselection';
 import type {
   ApprovalRequest,
@@ -73,7 +75,7 @@ export class FakeBackend implements Backend {
 
   settings: Settings = {
     theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true,
-    toolSearch: 'auto', toolSearchMaxTools: 64, toolSearchMaxKB: 24,
+    toolSearch: 'auto', toolSearchMaxTools: 64, toolSearchMaxKB: 24, npmRegistry: '', mcpRegistry: '',
   };
   presets: Preset[] = structuredClone(fakePresets);
   providers: ProviderView[] = [];
@@ -340,6 +342,197 @@ export class FakeBackend implements Backend {
   pickFolder(title: string) {
     return this.rec('pickFolder', [title], () => this.pickedFolder);
   }
+  // ---- installed servers ----
+
+  /** The Node nodeStatus answers with; null = none new enough (installing a package then asks for fetchNode). */
+  node: NodeInfo | null = { path: '/usr/bin/node', version: '22.11.0', source: 'system', hasNpm: true };
+  /** The versions of each package in the fake npm registry, oldest first; other names are not found. */
+  npmVersions: Record<string, string[]> = {
+    '@modelcontextprotocol/server-memory': ['2025.9.25', '2026.1.26'],
+    '@modelcontextprotocol/server-sequential-thinking': ['2025.7.1', '2025.12.18'],
+  };
+  /** What pickPackageFile answers ('' = cancelled). */
+  pickedFile = '';
+  /** When set, an install or a Node download waits for it halfway (to see its progress). */
+  installGate?: Promise<void>;
+
+  /** As Go does: resolves, downloads (sending install:progress), saves and starts connecting. */
+  async installServer(req: InstallRequest): Promise<ServerView> {
+    await this.rec('installServer', [structuredClone(req)], () => undefined);
+    const file = /\.(tgz|tar\.gz|mcpb|dxt)$/i.test(req.package);
+    const bundle = /\.(mcpb|dxt)$/i.test(req.package);
+    if (!bundle && !this.node?.hasNpm) {
+      if (!req.fetchNode) {
+        throw new Error('Switchboard needs Node.js to install this server: the system has no Node.js 20 or newer. Let Switchboard download Node.js 22 from the npm registry into its data folder, or install Node.js yourself');
+      }
+      await this.#downloadNode();
+    }
+    let name: string;
+    let version: string;
+    if (file) {
+      // pkg-1.2.3.tgz, as npm pack names them
+      const base = req.package.split(/[\\/]/).pop()!.replace(/\.(tgz|tar\.gz|mcpb|dxt)$/i, '');
+      const m = /^(.*?)-(\d+\.\d+\.\d+[^/]*)$/.exec(base);
+      [name, version] = m ? [m[1], m[2]] : [base, '1.0.0'];
+    } else {
+      const at = req.package.lastIndexOf('@');
+      name = at > 0 ? req.package.slice(0, at) : req.package;
+      const versions = this.npmVersions[name];
+      if (!versions) throw new Error(`no such package: ${name} is not in the npm registry; check the package name`);
+      version = req.version || (at > 0 ? req.package.slice(at + 1) : '') || versions[versions.length - 1];
+      if (!versions.includes(version)) throw new Error(`no such version: ${name} has no version ${version} in the npm registry; leave the version empty for the latest`);
+    }
+    let id = req.id;
+    if (!id) {
+      const base = name.replace(/^@[^/]*\//, '').toLowerCase().replace(/[^a-z0-9_-]+/g, '-').slice(0, 28) || 'server';
+      id = base;
+      for (let n = 2; this.servers.some((s) => s.config.id === id); n++) id = `${base}-${n}`;
+    } else if (this.servers.some((s) => s.config.id === id)) {
+      throw new Error(`already installed: a server named ${id} exists; choose another ID`);
+    }
+    const step = (p: Omit<InstallProgress, 'id'>) => this.emit('install:progress', { id, ...p });
+    step({ step: bundle ? 'unpacking' : 'resolving', detail: file ? req.package.split(/[\\/]/).pop() : `${name}@${version}` });
+    if (!bundle) {
+      step({ step: 'downloading', fetched: 1, detail: name });
+      step({ step: 'downloading', fetched: 2, detail: 'zod' });
+    }
+    if (this.installGate) await this.installGate;
+    step({ step: 'checking' });
+    step({ step: 'done', detail: `${name}@${version}` });
+    const view: ServerView = {
+      config: {
+        id, name, transport: 'stdio', command: 'node', args: ['${install}/dist/index.js'], enabled: true,
+        install: { kind: bundle ? 'mcpb' : 'npm', package: name, version, file: file ? req.package.split(/[\\/]/).pop() : undefined, bin: req.bin || undefined, runtime: 'node' },
+      },
+      status: { serverId: id, state: 'connecting', toolCount: 0 },
+      tools: [],
+    };
+    this.servers = [...this.servers, view];
+    return structuredClone(view);
+  }
+  /** As Go does: the latest (or the version asked for) of an npm package, or a newer file; a pinned server needs a version. */
+  updateServer(id: string, version: string, file: string) {
+    return this.rec('updateServer', [id, version, file], () => {
+      const s = this.servers.find((x) => x.config.id === id);
+      if (!s) throw new Error(`no server "${id}"; see switchboard servers list`);
+      const inst = s.config.install;
+      if (!inst) throw new Error(`not installed: ${id} was not installed by Switchboard; edit its command instead`);
+      if (file) {
+        const m = /-(\d+\.\d+\.\d+[^/]*)\.(tgz|tar\.gz|mcpb|dxt)$/i.exec(file);
+        s.config.install = { ...inst, version: m?.[1] ?? inst.version, file: file.split(/[\\/]/).pop() };
+        return structuredClone(s);
+      }
+      if (inst.pinned && !version) throw new Error(`${id} is pinned to ${inst.version}; name a version to update to, or unpin it`);
+      if (inst.kind !== 'npm' || inst.file) throw new Error(`${id} was installed from a file; install a newer file with switchboard servers update ${id} --file NEWER`);
+      const versions = this.npmVersions[inst.package] ?? [inst.version];
+      const v = version || versions[versions.length - 1];
+      if (!versions.includes(v)) throw new Error(`no such version: ${inst.package} has no version ${v} in the npm registry; leave the version empty for the latest`);
+      s.config.install = { ...inst, version: v };
+      return structuredClone(s);
+    });
+  }
+  pinServer(id: string, pinned: boolean) {
+    return this.rec('pinServer', [id, pinned], () => {
+      const s = this.servers.find((x) => x.config.id === id);
+      if (!s) throw new Error(`no server "${id}"; see switchboard servers list`);
+      if (!s.config.install) throw new Error(`${id} was not installed by Switchboard, so it has no version to pin`);
+      s.config.install = { ...s.config.install, pinned };
+      return structuredClone(s);
+    });
+  }
+  nodeStatus() {
+    return this.rec('nodeStatus', [], () => {
+      if (!this.node) throw new Error('no Node.js 20 or newer found on this computer; let Switchboard download one, or install Node.js');
+      return structuredClone(this.node);
+    });
+  }
+  async fetchNode(): Promise<NodeInfo> {
+    await this.rec('fetchNode', [], () => undefined);
+    return this.#downloadNode();
+  }
+  async #downloadNode(): Promise<NodeInfo> {
+    this.emit('install:progress', { id: 'node', step: 'node', detail: '0 of 29696 KB' });
+    if (this.installGate) await this.installGate;
+    this.emit('install:progress', { id: 'node', step: 'node', detail: '29696 of 29696 KB' });
+    this.emit('install:progress', { id: 'node', step: 'npm', detail: '2510 of 2510 KB' });
+    this.node = { path: `${this.info.dataDir}/runtime/node/22.11.0/bin/node`, version: '22.11.0', source: 'switchboard', hasNpm: true };
+    this.emit('install:progress', { id: 'node', step: 'done', detail: 'Node 22.11.0' });
+    return structuredClone(this.node);
+  }
+  pickPackageFile() {
+    return this.rec('pickPackageFile', [], () => this.pickedFile);
+  }
+
+  // ---- the MCP registry ----
+
+  /** The entries searchRegistry finds, in order. */
+  registryItems: RegistryItem[] = [];
+  /** The plan of each entry's options by "name#choice" (choice as resolved: the preferred for -1). */
+  registryPlans: Record<string, RegistryPlan> = {};
+  /** Results per page of searchRegistry. */
+  registryPageSize = 20;
+  /** As Go does: entries whose name or description has query, a page at a time (the cursor is the next index). */
+  searchRegistry(query: string, cursor: string) {
+    return this.rec('searchRegistry', [query, cursor], (): RegistryPage => {
+      const q = query.trim().toLowerCase();
+      const hits = this.registryItems.filter((i) => !q || i.entry.server.name.toLowerCase().includes(q) || i.entry.server.description.toLowerCase().includes(q));
+      const from = Number(cursor) || 0;
+      const to = from + this.registryPageSize;
+      return { items: structuredClone(hits.slice(from, to)), nextCursor: to < hits.length ? String(to) : '', registry: 'http://registry.test', skipped: 0 };
+    });
+  }
+  #registryPlan(name: string, choice: number): RegistryPlan {
+    const item = this.registryItems.find((i) => i.entry.server.name === name);
+    if (!item) throw new Error(`${name} is not in the registry; search again`);
+    const c = choice < 0 ? item.preferred : choice;
+    if (c < 0) throw new Error(`${name} offers no way to run it that Switchboard supports`);
+    const o = item.options[c];
+    if (!o) throw new Error(`${name} has no option ${c}`);
+    if (o.unsupported) throw new Error(o.unsupported);
+    const plan = this.registryPlans[`${name}#${c}`];
+    if (!plan) throw new Error(`no plan for ${name} option ${c}`);
+    return structuredClone(plan);
+  }
+  planRegistryInstall(name: string, version: string, choice: number) {
+    return this.rec('planRegistryInstall', [name, version, choice], () => this.#registryPlan(name, choice));
+  }
+  /** As Go does: checks the values (a ValidationError's message), asks for Node for an npm package, then adds the server. */
+  async installFromRegistry(req: RegistryInstall): Promise<ServerView> {
+    await this.rec('installFromRegistry', [structuredClone(req)], () => undefined);
+    const plan = this.#registryPlan(req.name, req.choice);
+    const errs: string[] = [];
+    for (const k of Object.keys(req.values ?? {})) {
+      if (!plan.fields?.some((f) => f.key === k)) errs.push(`${k}: is not a value this server takes`);
+    }
+    for (const f of plan.fields ?? []) {
+      if (f.required && !f.default && !req.values?.[f.key]) errs.push(`${f.key}: is required`);
+    }
+    if (errs.length) throw new Error(`invalid server config: ${errs.join('; ')}`);
+    if (plan.kind === 'npm' && !this.node?.hasNpm) {
+      if (!req.fetchNode) {
+        throw new Error('Switchboard needs Node.js to install this server: the system has no Node.js 20 or newer. Let Switchboard download Node.js 22 from the npm registry into its data folder, or install Node.js yourself');
+      }
+      await this.#downloadNode();
+    }
+    const id = req.id || plan.id;
+    if (this.servers.some((s) => s.config.id === id)) throw new Error(`a server named ${id} exists; choose another ID`);
+    if (plan.kind === 'npm') {
+      this.emit('install:progress', { id, step: 'resolving', detail: `${plan.package}@${plan.version}` });
+      if (this.installGate) await this.installGate;
+      this.emit('install:progress', { id, step: 'done', detail: `${plan.package}@${plan.version}` });
+    }
+    const view: ServerView = {
+      config: {
+        ...structuredClone(plan.config), id, name: plan.name, enabled: true,
+        ...(plan.kind === 'npm' ? { transport: 'stdio', command: 'node', install: { kind: 'npm', package: plan.package!, version: plan.version!, runtime: 'node' } } : {}),
+      },
+      status: { serverId: id, state: 'connecting', toolCount: 0 },
+      tools: [],
+    };
+    this.servers = [...this.servers, view];
+    return structuredClone(view);
+  }
+
   setServerLogLevel(id: string, level: ServerLogLevel | '') {
     return this.rec('setServerLogLevel', [id, level], () => {
       const s = this.servers.find((x) => x.config.id === id);

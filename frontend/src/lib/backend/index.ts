@@ -41,6 +41,8 @@ import type {
 import type { EventName, EventPayloads } from './events';
 import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
 import type { AppView, ResourceContents, ToolResult } from './types';
+import type { InstallRequest, NodeInfo } from './types';
+import type { RegistryInstall, RegistryPage, RegistryPlan } from './types';
 import type { AddedClient, AppConnection, AuditEntry, AuditFilter, ClientAccess, ClientApp, ClientGrant, ClientToolRef, ConnectPreview, ConnectTarget, ConnectWritten, EndpointStatus } from './types';
 import * as App from '../../../wailsjs/go/app/App';
 import { EventsOnMultiple } from '../../../wailsjs/runtime/runtime';
@@ -118,6 +120,27 @@ export interface Backend {
   setServerLogLevel(id: string, level: ServerLogLevel | ''): Promise<ServerConfig>;
   /** The system's folder dialog; '' when cancelled. */
   pickFolder(title: string): Promise<string>;
+
+  // installed servers (into the data folder, run from there)
+  /** Installs, saves and connects; steps arrive as install:progress. Without a Node that has npm (and fetchNode false) it rejects with core.ErrNeedNode's message. */
+  installServer(req: InstallRequest): Promise<ServerView>;
+  /** version '' = the latest; file = a newer .tgz or .mcpb (version then ''). The installed version stays when it fails. */
+  updateServer(id: string, version: string, file: string): Promise<ServerView>;
+  pinServer(id: string, pinned: boolean): Promise<ServerView>;
+  /** The Node installed servers run on; rejects when there is none new enough. */
+  nodeStatus(): Promise<NodeInfo>;
+  /** Downloads Node.js (and npm) into the data folder; call only after the user agreed. */
+  fetchNode(): Promise<NodeInfo>;
+  /** The system's file dialog for a .tgz or .mcpb; '' when cancelled. */
+  pickPackageFile(): Promise<string>;
+
+  // the MCP registry (its URL is the mcpRegistry setting)
+  /** One page of servers whose name or description has query; cursor '' = the first. */
+  searchRegistry(query: string, cursor: string): Promise<RegistryPage>;
+  /** What adding option choice (-1 = the preferred) of an entry does and what it asks for. */
+  planRegistryInstall(name: string, version: string, choice: number): Promise<RegistryPlan>;
+  /** Installs or adds it, saves and connects; steps arrive as install:progress. Rejects with core.ErrNeedNode's message as installServer does. */
+  installFromRegistry(req: RegistryInstall): Promise<ServerView>;
 
   // MCP resources, prompts and completion (of a connected server)
   listResources(serverId: string): Promise<ResourceList>;
@@ -300,6 +323,15 @@ export const wails: Backend = {
   signOutServer: (id) => call('SignOutServer', () => App.SignOutServer(id)),
   setServerLogLevel: (id, level) => call('SetServerLogLevel', () => App.SetServerLogLevel(id, level as ServerLogLevel)),
   pickFolder: (title) => call('PickFolder', () => App.PickFolder(title)),
+  installServer: (req) => call('InstallServer', () => App.InstallServer(req)),
+  updateServer: (id, version, file) => call('UpdateServer', () => App.UpdateServer(id, version, file)),
+  pinServer: (id, pinned) => call('PinServer', () => App.PinServer(id, pinned)),
+  nodeStatus: () => call('NodeStatus', App.NodeStatus),
+  fetchNode: () => call('FetchNode', App.FetchNode),
+  pickPackageFile: () => call('PickPackageFile', App.PickPackageFile),
+  searchRegistry: (query, cursor) => call('SearchRegistry', () => App.SearchRegistry(query, cursor)),
+  planRegistryInstall: (name, version, choice) => call('PlanRegistryInstall', () => App.PlanRegistryInstall(name, version, choice)),
+  installFromRegistry: (req) => call('InstallFromRegistry', () => App.InstallFromRegistry(req)),
 
   listResources: (serverId) => call('ListResources', () => App.ListResources(serverId)),
   expandResourceTemplate: (template, values) => call('ExpandResourceTemplate', () => App.ExpandResourceTemplate(template, values)),

@@ -192,3 +192,29 @@ export type ConnectPreview = clientconfig.Preview;
 export type ConnectWritten = clientconfig.Written;
 /** The app connected: its client, the token (shown once) and the entry. */
 export type AppConnection = core.AppConnection;
+
+// ---- installed servers (npm packages, .tgz files, MCP Bundles) ------------------------
+import type { installer } from '../../../wailsjs/go/models';
+/** What to install: an npm package (name, version) or the path of a .tgz/.mcpb file; fetchNode is the user's consent to download Node. */
+export type InstallRequest = core.InstallRequest;
+/** A step of an install, an update or the Node download (id "node"). */
+export type InstallProgress = installer.Progress;
+/** How Switchboard installed a server: npm or mcpb, the version, pinned or not. */
+export type ServerInstall = serverconf.Install;
+/** The Node installed servers run on, and whether it has npm to install more. */
+export type NodeInfo = core.NodeInfo;
+
+// ---- the MCP registry (search, plan, install) ------------------------------------------
+import type { mcpregistry } from '../../../wailsjs/go/models';
+/** One page of a registry search; nextCursor '' = the last. */
+export type RegistryPage = core.RegistryPage;
+/** A registry entry with the ways Switchboard can add it (options; preferred -1 = none usable). */
+export type RegistryItem = core.RegistryItem;
+/** One way to add an entry; unsupported says why Switchboard cannot. */
+export type RegistryOption = mcpregistry.Option;
+/** What adding an option does and what it asks for (fields, notes, a suggested ID). */
+export type RegistryPlan = mcpregistry.Plan;
+/** One value the user gives: an env variable, a header, an argument; secret ones go to the keyring. */
+export type RegistryField = mcpregistry.Field;
+/** Adds one option of an entry (choice -1 = the preferred) with the user's values by field key. */
+export type RegistryInstall = core.RegistryInstall;

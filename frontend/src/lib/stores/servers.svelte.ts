@@ -5,6 +5,7 @@ import {
   errorMessage,
   type Backend,
   type FieldError,
+  type InstallRequest,
   type ServerConfig,
   type ServerLogLevel,
   type ServerView,
@@ -167,6 +168,50 @@ export class ServersStore {
       const s = this.server(id);
       if (s) s.config = cfg;
     });
+  }
+
+  /** Adds a view Go returned, or replaces the one of its id. */
+  #put(view: ServerView): void {
+    const i = this.#servers.findIndex((s) => s.config.id === view.config.id);
+    if (i >= 0) this.#servers[i] = view;
+    else this.#servers.push(view);
+  }
+
+  /** Installs a server into the data folder and adds it (it connects by itself); rejects with Go's message. */
+  async install(req: InstallRequest): Promise<ServerView> {
+    const view = await this.#backend.installServer(req);
+    this.#put(view);
+    return view;
+  }
+
+  /**
+   * Installs another version of an installed server: version ('' = the
+   * latest) or a newer .tgz/.mcpb file. Resolves with the version installed
+   * now, or '' when it failed (actionError says why; the old one stays).
+   */
+  async update(id: string, version = '', file = ''): Promise<string> {
+    let got = '';
+    await this.#act(id, file ? 'Installing the file…' : version ? `Installing ${version}…` : 'Updating…', async () => {
+      const view = await this.#backend.updateServer(id, version, file);
+      this.#put(view);
+      got = view.config.install?.version ?? '';
+    });
+    return got;
+  }
+
+  /** The system's file dialog for a newer .tgz or .mcpb of server id; '' when cancelled (or failed: actionError says why). */
+  async pickPackageFile(id: string): Promise<string> {
+    try {
+      return await this.#backend.pickPackageFile();
+    } catch (e) {
+      this.#errors[id] = errorMessage(e);
+      return '';
+    }
+  }
+
+  /** Pins an installed server to its version (Update then needs a version named), or unpins it. */
+  pin(id: string, pinned: boolean) {
+    return this.#act(id, pinned ? 'Pinning…' : 'Unpinning…', async () => this.#put(await this.#backend.pinServer(id, pinned)));
   }
 
   async remove(id: string): Promise<void> {

@@ -65,7 +65,7 @@ export class SettingsStore {
   async save(patch: Partial<Settings>): Promise<boolean> {
     const base: Settings = this.#settings ?? {
       theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true,
-      toolSearch: 'auto', toolSearchMaxTools: 64, toolSearchMaxKB: 24,
+      toolSearch: 'auto', toolSearchMaxTools: 64, toolSearchMaxKB: 24, npmRegistry: '', mcpRegistry: '',
     };
     const next = { ...base, ...patch };
     const prev = this.#settings;

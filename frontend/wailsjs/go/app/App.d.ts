@@ -13,8 +13,9 @@ import {clientconfig} from '../models';
 import {chat} from '../models';
 import {llm} from '../models';
 import {serverconf} from '../models';
-import {providers} from '../models';
 import {servers} from '../models';
+import {providers} from '../models';
+import {mcpregistry} from '../models';
 
 export function AddAttachment(arg1:string,arg2:string,arg3:string):Promise<store.Attachment>;
 
@@ -94,6 +95,8 @@ export function ExpandResourceTemplate(arg1:string,arg2:Record<string, string>):
 
 export function ExportConversation(arg1:string,arg2:string):Promise<string>;
 
+export function FetchNode():Promise<core.NodeInfo>;
+
 export function GetMessages(arg1:string,arg2:number,arg3:number):Promise<Array<store.Message>>;
 
 export function GetSettings():Promise<core.Settings>;
@@ -103,6 +106,10 @@ export function GetToolCalls(arg1:string):Promise<Array<store.ToolCall>>;
 export function GrantClient(arg1:string,arg2:string,arg3:clients.Access,arg4:number):Promise<void>;
 
 export function ImportServers(arg1:string):Promise<serverconf.ImportReport>;
+
+export function InstallFromRegistry(arg1:core.RegistryInstall):Promise<servers.View>;
+
+export function InstallServer(arg1:core.InstallRequest):Promise<servers.View>;
 
 export function ListClients():Promise<Array<clients.Client>>;
 
@@ -124,6 +131,8 @@ export function ListTasks(arg1:string,arg2:boolean):Promise<Array<store.Task>>;
 
 export function NewConversation(arg1:string,arg2:string):Promise<store.Conversation>;
 
+export function NodeStatus():Promise<core.NodeInfo>;
+
 export function OpenAppView(arg1:string,arg2:string,arg3:string):Promise<core.AppView>;
 
 export function OpenURL(arg1:string):Promise<void>;
@@ -136,11 +145,19 @@ export function PendingSamplings():Promise<Array<sampling.Request>>;
 
 export function PickFolder(arg1:string):Promise<string>;
 
+export function PickPackageFile():Promise<string>;
+
+export function PinServer(arg1:string,arg2:boolean):Promise<servers.View>;
+
+export function PlanRegistryInstall(arg1:string,arg2:string,arg3:number):Promise<mcpregistry.Plan>;
+
 export function PreviewContent(arg1:string,arg2:mcpconn.Content):Promise<core.ResourcePreview>;
 
 export function PreviewImport(arg1:string):Promise<serverconf.ImportReport>;
 
 export function PreviewResource(arg1:string,arg2:string):Promise<core.ResourcePreview>;
+
+export function ReadBundle(arg1:string):Promise<core.BundleInfo>;
 
 export function Ready():Promise<app.Info>;
 
@@ -165,6 +182,8 @@ export function SaveServer(arg1:serverconf.Config):Promise<servers.View>;
 export function SaveSettings(arg1:core.Settings):Promise<void>;
 
 export function SearchMessages(arg1:string):Promise<Array<store.SearchHit>>;
+
+export function SearchRegistry(arg1:string,arg2:string):Promise<core.RegistryPage>;
 
 export function Send(arg1:string,arg2:string,arg3:Array<store.Attachment>):Promise<string>;
 
@@ -203,6 +222,8 @@ export function UngrantClient(arg1:string,arg2:string):Promise<void>;
 export function UnmarkPrivate(arg1:string,arg2:string):Promise<void>;
 
 export function UnsubscribeResource(arg1:string,arg2:string):Promise<void>;
+
+export function UpdateServer(arg1:string,arg2:string,arg3:string):Promise<servers.View>;
 
 export function UsePrompt(arg1:string,arg2:string,arg3:Record<string, string>):Promise<core.PromptUse>;
 

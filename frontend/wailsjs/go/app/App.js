@@ -158,6 +158,10 @@ export function ExportConversation(arg1, arg2) {
   return window['go']['app']['App']['ExportConversation'](arg1, arg2);
 }
 
+export function FetchNode() {
+  return window['go']['app']['App']['FetchNode']();
+}
+
 export function GetMessages(arg1, arg2, arg3) {
   return window['go']['app']['App']['GetMessages'](arg1, arg2, arg3);
 }
@@ -176,6 +180,14 @@ export function GrantClient(arg1, arg2, arg3, arg4) {
 
 export function ImportServers(arg1) {
   return window['go']['app']['App']['ImportServers'](arg1);
+}
+
+export function InstallFromRegistry(arg1) {
+  return window['go']['app']['App']['InstallFromRegistry'](arg1);
+}
+
+export function InstallServer(arg1) {
+  return window['go']['app']['App']['InstallServer'](arg1);
 }
 
 export function ListClients() {
@@ -218,6 +230,10 @@ export function NewConversation(arg1, arg2) {
   return window['go']['app']['App']['NewConversation'](arg1, arg2);
 }
 
+export function NodeStatus() {
+  return window['go']['app']['App']['NodeStatus']();
+}
+
 export function OpenAppView(arg1, arg2, arg3) {
   return window['go']['app']['App']['OpenAppView'](arg1, arg2, arg3);
 }
@@ -242,6 +258,18 @@ export function PickFolder(arg1) {
   return window['go']['app']['App']['PickFolder'](arg1);
 }
 
+export function PickPackageFile() {
+  return window['go']['app']['App']['PickPackageFile']();
+}
+
+export function PinServer(arg1, arg2) {
+  return window['go']['app']['App']['PinServer'](arg1, arg2);
+}
+
+export function PlanRegistryInstall(arg1, arg2, arg3) {
+  return window['go']['app']['App']['PlanRegistryInstall'](arg1, arg2, arg3);
+}
+
 export function PreviewContent(arg1, arg2) {
   return window['go']['app']['App']['PreviewContent'](arg1, arg2);
 }
@@ -252,6 +280,10 @@ export function PreviewImport(arg1) {
 
 export function PreviewResource(arg1, arg2) {
   return window['go']['app']['App']['PreviewResource'](arg1, arg2);
+}
+
+export function ReadBundle(arg1) {
+  return window['go']['app']['App']['ReadBundle'](arg1);
 }
 
 export function Ready() {
@@ -300,6 +332,10 @@ export function SaveSettings(arg1) {
 
 export function SearchMessages(arg1) {
   return window['go']['app']['App']['SearchMessages'](arg1);
+}
+
+export function SearchRegistry(arg1, arg2) {
+  return window['go']['app']['App']['SearchRegistry'](arg1, arg2);
 }
 
 export function Send(arg1, arg2, arg3) {
@@ -376,6 +412,10 @@ export function UnmarkPrivate(arg1, arg2) {
 
 export function UnsubscribeResource(arg1, arg2) {
   return window['go']['app']['App']['UnsubscribeResource'](arg1, arg2);
+}
+
+export function UpdateServer(arg1, arg2, arg3) {
+  return window['go']['app']['App']['UpdateServer'](arg1, arg2, arg3);
 }
 
 export function UsePrompt(arg1, arg2, arg3) {
