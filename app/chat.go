@@ -7,13 +7,40 @@ import (
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
-// ListConversations returns conversations, most recently updated first.
+// ListConversations returns the conversations not archived, pinned first,
+// then the most recently updated.
 func (a *App) ListConversations() ([]store.Conversation, error) {
 	if a.core.Store == nil {
 		return nil, errNoStore
 	}
-	list, err := a.core.Store.ListConversations(a.life, 500, 0)
+	list, err := a.core.Store.ListShelf(a.life, store.ShelfActive, 500, 0)
 	return orEmpty(list), err
+}
+
+// ListArchivedConversations returns the archived conversations, most
+// recently updated first.
+func (a *App) ListArchivedConversations() ([]store.Conversation, error) {
+	if a.core.Store == nil {
+		return nil, errNoStore
+	}
+	list, err := a.core.Store.ListShelf(a.life, store.ShelfArchived, 500, 0)
+	return orEmpty(list), err
+}
+
+// PinConversation pins (true) or unpins a conversation.
+func (a *App) PinConversation(id string, pinned bool) error {
+	if a.core.Store == nil {
+		return errNoStore
+	}
+	return a.core.Store.PinConversation(a.life, id, pinned)
+}
+
+// ArchiveConversation archives (true) or unarchives a conversation.
+func (a *App) ArchiveConversation(id string, archived bool) error {
+	if a.core.Store == nil {
+		return errNoStore
+	}
+	return a.core.Store.ArchiveConversation(a.life, id, archived)
 }
 
 // SearchMessages finds messages across all conversations.

@@ -2,7 +2,7 @@
 // frontend on a local port, and Debian's Chromium to drive it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,8 +43,14 @@ async function waitForPort(port, proc, ms = 90_000) {
  * request; origin is the page's own origin. E2E_ASSETDIR, if set, serves
  * another build of the frontend (to try a fix without touching
  * frontend/dist).
+ *
+ * keyring: true runs it as a user with a desktop keyring does: in a private
+ * D-Bus session with a freshly unlocked gnome-keyring (make test-deps
+ * installs both), so secrets go to the Secret Service and no keyring
+ * warning shows (the README's screenshots). Without it the run has no
+ * D-Bus session and the app keeps secrets in memory, saying so.
  */
-export async function startBackend({ env = {} } = {}) {
+export async function startBackend({ env = {}, keyring = false } = {}) {
   const tmp = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
   const dataDir = join(tmp, 'data');
   mkdirSync(dataDir);
@@ -52,8 +58,20 @@ export async function startBackend({ env = {} } = {}) {
   const token = randomBytes(32).toString('hex');
   const bin = join(root, 'build/bin/switchboard-dev');
   let out = '';
-  const proc = spawn('xvfb-run', ['-a', '-s', '-screen 0 1280x800x24 -nolisten tcp', bin,
-    '-devserver', `127.0.0.1:${port}`, '-assetdir', process.env.E2E_ASSETDIR || join(root, 'frontend/dist'), '-loglevel', 'Warning'], {
+  const xvfb = ['xvfb-run', '-a', '-s', '-screen 0 1280x800x24 -nolisten tcp', bin,
+    '-devserver', `127.0.0.1:${port}`, '-assetdir', process.env.E2E_ASSETDIR || join(root, 'frontend/dist'), '-loglevel', 'Warning'];
+  const keyringEnv = {};
+  if (keyring) {
+    mkdirSync(join(tmp, 'run'), { mode: 0o700 });
+    // gnome-keyring keeps its keyrings under HOME (or XDG_DATA_HOME) and
+    // its socket under XDG_RUNTIME_DIR: all in tmp. The marker finds the
+    // bus and keyring daemons at stop(): they outlive dbus-run-session.
+    Object.assign(keyringEnv, { HOME: tmp, XDG_RUNTIME_DIR: join(tmp, 'run'), SWITCHBOARD_E2E_RUN: tmp });
+  }
+  const [cmd, ...args] = keyring
+    ? ['dbus-run-session', '--', 'sh', '-c', `printf 'e2e-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null || exit 90\nexec "$@"`, 'sh', ...xvfb]
+    : xvfb;
+  const proc = spawn(cmd, args, {
     env: {
       ...process.env,
       SWITCHBOARD_DATA_DIR: dataDir,
@@ -62,6 +80,7 @@ export async function startBackend({ env = {} } = {}) {
       XDG_CONFIG_HOME: join(tmp, 'xdg-config'),
       DBUS_SESSION_BUS_ADDRESS: '',
       SWITCHBOARD_DEV_TOKEN: token,
+      ...keyringEnv,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,9 +100,26 @@ export async function startBackend({ env = {} } = {}) {
       try { process.kill(-proc.pid, 'SIGTERM'); } catch {}
       await new Promise((r) => setTimeout(r, 300));
       try { process.kill(-proc.pid, 'SIGKILL'); } catch {}
+      if (keyring) killMarked(`SWITCHBOARD_E2E_RUN=${tmp}`);
       rmSync(tmp, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Ends the processes whose environment holds marker (NAME=value): the
+ * D-Bus and keyring daemons one keyring run started, and never anyone
+ * else's.
+ */
+function killMarked(marker) {
+  const want = Buffer.from(`${marker}\0`);
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let environ;
+    try { environ = readFileSync(`/proc/${pid}/environ`); } catch { continue; }
+    if (environ.includes(want)) {
+      try { process.kill(Number(pid), 'SIGKILL'); } catch {}
+    }
+  }
 }
 
 export async function launchBrowser() {

@@ -22,9 +22,14 @@ import { register as registerTrifecta } from './trifecta.mjs';
 import { register as registerAppViews } from './appviews.mjs';
 import { register as registerClients } from './clients.mjs';
 import { register as registerToolSearch } from './toolsearch.mjs';
+import { register as registerActivity } from './activity.mjs';
 import { register as registerCmdTools } from './cmdtools.mjs';
 import { register as registerInstall } from './install.mjs';
 import { register as registerRegistry } from './registry.mjs';
+import { register as registerA11yScreens } from './a11yscreens.mjs';
+import { register as registerScreenshots } from './screenshots.mjs';
+import { register as registerKeyboard } from './keyboard.mjs';
+import { register as registerMarkdown } from './markdown.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
@@ -698,9 +703,14 @@ registerTrifecta({ test, withPage, toolPage, shot, fake });
 registerAppViews({ test, withPage, toolPage, shot, fake });
 registerClients({ test, withPage, toolPage, shot, fake });
 registerToolSearch({ test, withPage, toolPage, shot, fake });
+registerActivity({ test, withPage, toolPage, shot, fake });
 registerCmdTools({ test, withPage, toolPage, shot, fake });
 registerInstall({ test, withPage, toolPage, shot, fake, backend });
 registerRegistry({ test, withPage, toolPage, shot, fake });
+registerA11yScreens({ test, withPage, toolPage, shot, fake });
+registerKeyboard({ test, withPage, toolPage, shot, fake });
+registerScreenshots({ test, withPage, toolPage, shot, fake });
+registerMarkdown({ test, withPage, toolPage, shot, fake });
 
 let ok = false;
 try {

@@ -610,8 +610,10 @@ func TestAppViewAuditBounded(t *testing.T) {
 	}
 	grew := size() - before
 	t.Logf("%d calls grew the data by %d KiB", calls, grew>>10)
-	if grew >= 10<<20 {
-		t.Errorf("%d calls with 1 MiB of arguments grew the data by %d MiB; want less than 10", calls, grew>>20)
+	// About 10.5 MiB here: the clipped arguments, the Tool activity
+	// search index over them, and the WAL; 100 MiB unbounded.
+	if grew >= 12<<20 {
+		t.Errorf("%d calls with 1 MiB of arguments grew the data by %d MiB; want less than 12", calls, grew>>20)
 	}
 	recs, err := svc.store.ViewCalls(ctx, conv, 1)
 	if err != nil || len(recs) != 1 {

@@ -421,8 +421,14 @@ func (s *Server) Serve(ctx context.Context, token string, t mcp.Transport) error
 		<-waited
 		return ctx.Err()
 	case <-sess.ctx.Done():
-		ss.Close()
-		err = <-waited
+		// endAfter closes the session once the answer that found it
+		// ended is out (answerGrace); close it here only if that did not.
+		select {
+		case err = <-waited:
+		case <-time.After(answerGrace + time.Second):
+			ss.Close()
+			err = <-waited
+		}
 	}
 	sess.mu.Lock()
 	why := sess.why

@@ -27,9 +27,14 @@ type Conversation struct {
 	Tools     json.RawMessage `json:"tools,omitempty" ts_type:"chat.ToolSelection | null"`
 	CreatedAt time.Time       `json:"createdAt" ts_type:"string"`
 	UpdatedAt time.Time       `json:"updatedAt" ts_type:"string"`
+	// Pinned keeps the conversation at the top of the list; Archived takes
+	// it out of the list (it stays searchable and can be opened).
+	// Pinning or archiving does not change UpdatedAt.
+	Pinned   bool `json:"pinned,omitempty"`
+	Archived bool `json:"archived,omitempty"`
 }
 
-const conversationColumns = `id, title, provider_id, model, system_prompt, tools, created_at, updated_at`
+const conversationColumns = `id, title, provider_id, model, system_prompt, tools, created_at, updated_at, pinned, archived`
 
 // NewID returns a random ID for a conversation or a tool-call record.
 func NewID() string { return rand.Text() }
@@ -42,8 +47,8 @@ func (s *Store) CreateConversation(ctx context.Context, c Conversation) (Convers
 	}
 	ts := now()
 	c.CreatedAt, c.UpdatedAt = fromMillis(ts), fromMillis(ts)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO conversations(`+conversationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.Title, c.ProviderID, c.Model, nullString(c.SystemPrompt), nullJSON(c.Tools), ts, ts)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO conversations(`+conversationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Title, c.ProviderID, c.Model, nullString(c.SystemPrompt), nullJSON(c.Tools), ts, ts, c.Pinned, c.Archived)
 	if err != nil {
 		return Conversation{}, fmt.Errorf("creating conversation: %w", err)
 	}
@@ -92,18 +97,67 @@ func (s *Store) ConversationByPrefix(ctx context.Context, idOrPrefix string) (Co
 	return found[0], nil
 }
 
-// ListConversations returns up to limit conversations, most recently
-// updated first, skipping the first offset. limit <= 0 means all.
+// ListConversations returns up to limit conversations, archived ones
+// included, most recently updated first, skipping the first offset.
+// limit <= 0 means all.
 func (s *Store) ListConversations(ctx context.Context, limit, offset int) ([]Conversation, error) {
+	return s.listConversations(ctx, "", "updated_at DESC, id", limit, offset)
+}
+
+// A Shelf is which conversations ListShelf returns.
+type Shelf int
+
+const (
+	// ShelfActive is the conversations not archived, pinned ones first.
+	ShelfActive Shelf = iota
+	// ShelfArchived is the archived conversations, most recently updated
+	// first.
+	ShelfArchived
+)
+
+// ListShelf returns up to limit conversations of shelf, skipping the first
+// offset; limit <= 0 means all.
+func (s *Store) ListShelf(ctx context.Context, shelf Shelf, limit, offset int) ([]Conversation, error) {
+	if shelf == ShelfArchived {
+		return s.listConversations(ctx, "WHERE archived <> 0", "updated_at DESC, id", limit, offset)
+	}
+	return s.listConversations(ctx, "WHERE archived = 0", "pinned DESC, updated_at DESC, id", limit, offset)
+}
+
+func (s *Store) listConversations(ctx context.Context, where, order string, limit, offset int) ([]Conversation, error) {
 	if limit <= 0 {
 		limit = -1
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+conversationColumns+` FROM conversations
-		ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`, limit, max(offset, 0))
+		`+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`, limit, max(offset, 0))
 	if err != nil {
 		return nil, fmt.Errorf("listing conversations: %w", err)
 	}
 	return collect(rows, scanConversation)
+}
+
+// PinConversation pins (true) or unpins the conversation. Its UpdatedAt
+// stays: pinning is not a change to the chat.
+func (s *Store) PinConversation(ctx context.Context, id string, pinned bool) error {
+	return s.flagConversation(ctx, id, "pinned", pinned)
+}
+
+// ArchiveConversation archives (true) or unarchives the conversation;
+// its pin stays, for when it comes back. UpdatedAt stays too.
+func (s *Store) ArchiveConversation(ctx context.Context, id string, archived bool) error {
+	return s.flagConversation(ctx, id, "archived", archived)
+}
+
+// flagConversation sets one of the 0/1 columns pinned and archived.
+func (s *Store) flagConversation(ctx context.Context, id, column string, on bool) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE conversations SET `+column+` = ? WHERE id = ?`, on, id)
+	if err != nil {
+		return fmt.Errorf("updating conversation %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("conversation %s: %w", id, ErrNotFound)
+	}
+	return nil
 }
 
 // RenameConversation sets the title.
@@ -173,7 +227,7 @@ func scanConversation(r scanner) (Conversation, error) {
 	var c Conversation
 	var prompt, tools sql.NullString
 	var created, updated int64
-	if err := r.Scan(&c.ID, &c.Title, &c.ProviderID, &c.Model, &prompt, &tools, &created, &updated); err != nil {
+	if err := r.Scan(&c.ID, &c.Title, &c.ProviderID, &c.Model, &prompt, &tools, &created, &updated, &c.Pinned, &c.Archived); err != nil {
 		return Conversation{}, err
 	}
 	if prompt.Valid {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,5 +110,68 @@ func TestListConversationsByUpdatedWithPaging(t *testing.T) {
 	page, _ := s.ListConversations(ctx, 2, 1)
 	if diff := cmp.Diff([]string{"d", "c"}, titles(page)); diff != "" {
 		t.Errorf("page (-want +got):\n%s", diff)
+	}
+}
+
+func TestPinAndArchiveShelves(t *testing.T) {
+	s, _ := openTemp(t, nil)
+	ctx := context.Background()
+	ids := map[string]string{}
+	for i, title := range []string{"a", "b", "c", "d"} {
+		c := mustConversation(t, s, title)
+		ids[title] = c.ID
+		if _, err := s.db.Exec(`UPDATE conversations SET updated_at = ? WHERE id = ?`, (i+1)*1000, c.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, err := range []error{
+		s.PinConversation(ctx, ids["a"], true),
+		s.PinConversation(ctx, ids["b"], true),
+		s.PinConversation(ctx, ids["b"], false),
+		s.ArchiveConversation(ctx, ids["c"], true),
+		// Archived and pinned: the pin waits for it to come back.
+		s.PinConversation(ctx, ids["d"], true),
+		s.ArchiveConversation(ctx, ids["d"], true),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	titles := func(shelf Shelf) []string {
+		t.Helper()
+		cs, err := s.ListShelf(ctx, shelf, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, c := range cs {
+			out = append(out, fmt.Sprintf("%s pinned=%v archived=%v", c.Title, c.Pinned, c.Archived))
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"a pinned=true archived=false", "b pinned=false archived=false"}, titles(ShelfActive)); diff != "" {
+		t.Errorf("active shelf, pinned first (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"d pinned=true archived=true", "c pinned=false archived=true"}, titles(ShelfArchived)); diff != "" {
+		t.Errorf("archived shelf (-want +got):\n%s", diff)
+	}
+	// Pinning is not a change to the chat: it keeps its place in time.
+	if got, _ := s.Conversation(ctx, ids["a"]); got.UpdatedAt.UnixMilli() != 1000 {
+		t.Errorf("pinning moved updatedAt to %v", got.UpdatedAt)
+	}
+	if err := s.ArchiveConversation(ctx, ids["d"], false); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"d pinned=true archived=false", "a pinned=true archived=false", "b pinned=false archived=false"}, titles(ShelfActive)); diff != "" {
+		t.Errorf("unarchived d comes back pinned (-want +got):\n%s", diff)
+	}
+	if all, _ := s.ListConversations(ctx, 0, 0); len(all) != 4 {
+		t.Errorf("ListConversations holds archived ones too: got %d, want 4", len(all))
+	}
+	if err := s.PinConversation(ctx, "nope", true); !errors.Is(err, ErrNotFound) {
+		t.Errorf("pinning a missing conversation: %v; want ErrNotFound", err)
+	}
+	if err := s.ArchiveConversation(ctx, "nope", true); !errors.Is(err, ErrNotFound) {
+		t.Errorf("archiving a missing conversation: %v; want ErrNotFound", err)
 	}
 }

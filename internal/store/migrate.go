@@ -263,6 +263,66 @@ INSERT INTO servers_new (id, name, transport, enabled, config, fingerprint, posi
 DROP TABLE servers;
 ALTER TABLE servers_new RENAME TO servers;
 `,
+	// 12: a conversation may be pinned to the top of the list or archived
+	// out of it.
+	`
+ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE conversations ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+`,
+	// 13: the Tool activity view: full-text search over tool calls (the
+	// tool's name, the arguments, the result's text and the error), kept by
+	// triggers and filled from the calls already recorded, and indexes for
+	// its newest-first pages, whole or of one server or tool. The index is
+	// contentless: it holds the text of a result's blocks (not its JSON
+	// keys or base64 images), at most the first 4,096 characters of the
+	// arguments and error and 16,384 of the result; rows leave it
+	// by rowid (contentless_delete), so a removal never depends on
+	// recomputing what was indexed.
+	`
+CREATE VIRTUAL TABLE tool_calls_fts USING fts5(
+	tool,
+	arguments,
+	result,
+	error,
+	content = '',
+	contentless_delete = 1,
+	tokenize = 'unicode61 remove_diacritics 2'
+);
+INSERT INTO tool_calls_fts(rowid, tool, arguments, result, error)
+	SELECT rowid, tool, ` + ftsCallText("arguments") + `, ` + ftsResultText("result") + `, ` + ftsCallText("error") + ` FROM tool_calls;
+CREATE TRIGGER tool_calls_fts_insert AFTER INSERT ON tool_calls BEGIN
+	INSERT INTO tool_calls_fts(rowid, tool, arguments, result, error)
+		VALUES (new.rowid, new.tool, ` + ftsCallText("new.arguments") + `, ` + ftsResultText("new.result") + `, ` + ftsCallText("new.error") + `);
+END;
+CREATE TRIGGER tool_calls_fts_delete AFTER DELETE ON tool_calls BEGIN
+	DELETE FROM tool_calls_fts WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER tool_calls_fts_update AFTER UPDATE OF tool, arguments, result, error ON tool_calls BEGIN
+	DELETE FROM tool_calls_fts WHERE rowid = old.rowid;
+	INSERT INTO tool_calls_fts(rowid, tool, arguments, result, error)
+		VALUES (new.rowid, new.tool, ` + ftsCallText("new.arguments") + `, ` + ftsResultText("new.result") + `, ` + ftsCallText("new.error") + `);
+END;
+CREATE INDEX tool_calls_requested ON tool_calls(requested_at);
+CREATE INDEX tool_calls_server ON tool_calls(server_id, requested_at);
+CREATE INDEX tool_calls_tool ON tool_calls(tool, requested_at);
+`,
+}
+
+// ftsCallText and ftsResultText are the text migration 13 indexes of a
+// tool call's column (part of a released migration: never edit them).
+// A result's text is its content blocks' text and its structured content,
+// or the stored text itself if it is not JSON. Arguments and errors are
+// cut at 4,096 characters, a result's text at 16,384, so a huge call
+// costs the index a bounded amount.
+func ftsCallText(col string) string {
+	return "substr(" + col + ", 1, 4096)"
+}
+
+func ftsResultText(col string) string {
+	return "substr(CASE WHEN json_valid(" + col + ") THEN " +
+		"coalesce((SELECT group_concat(CASE WHEN type = 'object' THEN json_extract(value, '$.text') END, ' ') FROM json_each(" + col + ", '$.content')), '') || ' ' || " +
+		"coalesce(json_extract(" + col + ", '$.structuredContent'), '') " +
+		"ELSE coalesce(" + col + ", '') END, 1, 16384)"
 }
 
 // LatestVersion is the schema version this build writes.

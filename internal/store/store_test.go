@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -278,8 +277,10 @@ func TestMigrateOneWordPerState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv, err := old.CreateConversation(ctx, Conversation{Tools: json.RawMessage(`["a__b"]`)})
-	if err != nil {
+	// Written as version 4 wrote it: today's CreateConversation writes
+	// columns added since.
+	conv := Conversation{ID: "c1"}
+	if _, err := old.db.Exec(`INSERT INTO conversations (id, tools, created_at, updated_at) VALUES ('c1', '["a__b"]', 1, 1)`); err != nil {
 		t.Fatal(err)
 	}
 	for id, st := range map[string][2]any{"e": {"error", false}, "d": {"done", true}, "ok": {"done", false}} {

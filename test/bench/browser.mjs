@@ -12,7 +12,7 @@
 //
 // Commands:
 //   {cmd: "provider", baseUrl}            saves the fake provider, reloads
-//   {cmd: "stream", tokens, every, marker, title, timeoutMs}
+//   {cmd: "stream", tokens, every, marker, title, timeoutMs, [pieces, words]}
 //   {cmd: "open", title, other, marker, timeoutMs}
 //   {cmd: "server", config, tool, timeoutMs}   saves an MCP server, waits for tool
 //   {cmd: "conversations", titles, height} creates them, reloads, opens the first
@@ -134,7 +134,12 @@ async function waitWatched(timeoutMs) {
   return page.evaluate(() => ({ ...window.__watch }));
 }
 
-async function stream({ tokens, every, marker, checkpoints, title, timeoutMs }) {
+/**
+ * Streams a reply into a new conversation. The reply is tokens … marker
+ * (expectedTokens), or, given pieces (the provider's chunks), those, with
+ * words the texts looked for in the page, in order.
+ */
+async function stream({ tokens, every, marker, checkpoints, title, timeoutMs, pieces, words }) {
   const convId = await page.evaluate(async (title) => {
     const c = await window.go.app.App.NewConversation('fake', 'm');
     await window.go.app.App.RenameConversation(c.id, title);
@@ -147,7 +152,7 @@ async function stream({ tokens, every, marker, checkpoints, title, timeoutMs }) 
   const sentAt = Date.now();
   const sentPerf = await page.evaluate(async (id) => {
     const t = performance.now();
-    await window.go.app.App.Send(id, 'Please stream the benchmark text.');
+    await window.go.app.App.Send(id, 'Please stream the benchmark text.', []);
     return t;
   }, convId);
   let seen;
@@ -164,7 +169,9 @@ async function stream({ tokens, every, marker, checkpoints, title, timeoutMs }) 
     return ms.length && ms[ms.length - 1].status !== 'streaming';
   }, convId, { timeout: 30_000, polling: 200 });
   await page.waitForTimeout(500);
-  const want = expectedTokens(tokens, every, marker);
+  const want = pieces ?? expectedTokens(tokens, every, marker);
+  // Each word looked for, and the characters it stands for.
+  const items = words ? words.map((w) => [w, w.length]) : want.map((t) => [t.trim(), t.length]);
   const { text, stored, status, longtasks } = await page.evaluate(async ({ id, from, to }) => {
     const ms = await window.go.app.App.GetMessages(id, 0, 5);
     const last = ms[ms.length - 1];
@@ -172,10 +179,9 @@ async function stream({ tokens, every, marker, checkpoints, title, timeoutMs }) 
     return { text: document.body.innerText, stored: last.content, status: last.status, longtasks: lt };
   }, { id: convId, from: sentPerf, to: endPerf + 1000 });
   let pos = 0, lostDom = 0, missing = 0;
-  for (const tok of want) {
-    const word = tok.trim();
+  for (const [word, chars] of items) {
     const i = text.indexOf(word, pos);
-    if (i < 0) { lostDom += tok.length; missing++; } else pos = i + word.length;
+    if (i < 0) { lostDom += chars; missing++; } else pos = i + word.length;
   }
   const full = want.join('');
   let lostStore = Math.max(0, full.length - stored.length);
@@ -183,6 +189,8 @@ async function stream({ tokens, every, marker, checkpoints, title, timeoutMs }) 
   return {
     sentAt, domAt: seen.at, paintAt: seen.paint, detectedBy: seen.by, checkpointsAt: seen.checkpointsAt, lostDom, missingTokens: missing, lostStore,
     status, chars: full.length, longestTaskMs: longtasks.reduce((m, e) => Math.max(m, e.duration), 0), longTasks: longtasks.length,
+    // When each long task started (ms after Send) and how long it took.
+    longTaskAt: longtasks.map((e) => [Math.round(e.start - sentPerf), Math.round(e.duration)]),
   };
 }
 

@@ -16,7 +16,8 @@
 //
 //	binary    binary_bytes: the release binary, with the minimal Wails binary as baseline
 //	startup   startup_ratio and memory_ratio: the release window against a minimal Wails window under Xvfb
-//	stream    stream_lag_ms, stream_lost_chars: 20,000 tokens through the dev binary into Chromium
+//	stream    stream_lag_ms, stream_lost_chars: 20,000 tokens through the dev binary into Chromium at 5,000 tokens/s;
+//	          stream_rich_*: the same with maths and code at 10,000 tokens/s, against that baseline
 //	open      open10k_ms: a 10,000-message conversation opened in Chromium (store-level when the UI cannot)
 //	views     views_*: memory of one conversation with ten, then twenty servers' views (MCP Apps), then none, in Chromium
 //	toolcall  toolcall_overhead_us: BenchmarkToolCallOverhead in internal/chat
@@ -24,6 +25,7 @@
 //	install   installed_start_ratio: a server installed into the data directory starting with the npm registry
 //	          unreachable, against npx -y of the same package and version (cache warm)
 //	search    search_p95_ms: store.Search over 100,000 messages
+//	activity  activity_open_ms and activity_filter_p95_ms: the Tool activity view's queries over 100,000 tool calls (store+core level)
 //	toolsearch toolsearch_*: tool definitions per request with tool search on against all 300 tools of 10 servers offered,
 //	          and a scripted model finding and calling each of the 300 within two round trips
 //
@@ -55,7 +57,7 @@ type config struct {
 	verbose bool
 }
 
-var groups = []string{"binary", "search", "toolsearch", "toolcall", "connect", "install", "startup", "stream", "open", "views"}
+var groups = []string{"binary", "search", "activity", "toolsearch", "toolcall", "connect", "install", "startup", "stream", "open", "views"}
 
 func main() {
 	runs := flag.Int("runs", 5, "runs per figure taken as a median (at least 5 for the window figures)")
@@ -125,6 +127,8 @@ func main() {
 				benchBinary(cfg, rep)
 			case "search":
 				benchSearch(cfg, rep)
+			case "activity":
+				benchActivity(cfg, rep)
 			case "toolsearch":
 				benchToolSearch(cfg, rep)
 			case "toolcall":

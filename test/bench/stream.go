@@ -248,59 +248,174 @@ func (c clockConn) Write(b []byte) (int, error) {
 
 const (
 	streamTokens = 20_000
-	streamRate   = 5_000.0
-	streamEvery  = 50   // tokens per paragraph
-	streamCheck  = 1000 // a checkpoint every so many tokens, for the lag mid-stream
+	streamRate   = 5_000.0  // the plain baseline
+	richRate     = 10_000.0 // the reply with math and code
+	streamEvery  = 50       // tokens per paragraph
+	streamCheck  = 1000     // a checkpoint every so many tokens, for the lag mid-stream
+	// Targets of the rich stream (issue #20): p95 lag, longest task.
+	richLagTarget  = 33.0
+	richTaskTarget = 50.0
 )
 
-// checkpoints are the tokens whose lag is taken mid-stream: t00999,
-// t01999, … (the first, t00000, times the stream's start).
-func checkpoints() []string {
-	var out []string
-	for i := streamCheck - 1; i < streamTokens-1; i += streamCheck {
-		out = append(out, fmt.Sprintf("t%05d", i))
-	}
-	return out
+// A streamSpec is one reply to stream: its SSE chunks (pieces, one per
+// token), the words looked for in the page in order (the last one the
+// marker), and the checkpoint words timed mid-stream.
+type streamSpec struct {
+	pieces, words, checks []string
 }
 
-// streamPieces is the reply: tokens "t00000 " … with a paragraph break
-// every streamEvery, the last one being marker (browser.mjs builds the same).
-func streamPieces(marker string) []string {
-	out := make([]string, 0, streamTokens)
+// plainSpec is the reply: tokens "t00000 " … with a paragraph break
+// every streamEvery, the last one being marker; every 1000th token
+// (t00999, t01999, …) a checkpoint.
+func plainSpec(marker string) streamSpec {
+	var sp streamSpec
 	for i := range streamTokens - 1 {
 		sep := " "
 		if (i+1)%streamEvery == 0 {
 			sep = "\n\n"
 		}
-		out = append(out, fmt.Sprintf("t%05d%s", i, sep))
+		w := fmt.Sprintf("t%05d", i)
+		sp.pieces, sp.words = append(sp.pieces, w+sep), append(sp.words, w)
+		if i%streamCheck == streamCheck-1 && i < streamTokens-2 {
+			sp.checks = append(sp.checks, w)
+		}
 	}
-	return append(out, marker)
+	sp.pieces, sp.words = append(sp.pieces, marker), append(sp.words, marker)
+	return sp
 }
 
-// benchStream streams 20,000 tokens at 5,000 tokens/s from the fake
-// provider through the dev binary into the frontend in Chromium.
+// richSpec is a reply as a model writes one with maths and code, chunk by
+// chunk: paragraphs of streamEvery tokens, and in turn after them an
+// inline formula (mid-paragraph), a displayed one, a Go code block and
+// nothing; every formula and block different, so none is cached; each
+// formula and fence split over several chunks, so the page sees them
+// unclosed first. streamTokens chunks in all.
+func richSpec(marker string) streamSpec {
+	var sp streamSpec
+	add := func(ps ...string) { sp.pieces = append(sp.pieces, ps...) }
+	n := 0
+	for p := 0; len(sp.pieces) < streamTokens-1; p++ {
+		for j := 0; j < streamEvery && len(sp.pieces) < streamTokens-1; j++ {
+			w := fmt.Sprintf("t%05d", n)
+			add(w + " ")
+			sp.words = append(sp.words, w)
+			if n%streamCheck == streamCheck-1 {
+				sp.checks = append(sp.checks, w)
+			}
+			n++
+			if p%4 == 0 && j == streamEvery/2 {
+				add("$x_{", fmt.Sprint(p), "} = \\frac{", fmt.Sprint(p), "}{2}$ ")
+			}
+		}
+		switch p % 4 {
+		case 1:
+			add("\n\n$$\n", fmt.Sprintf("\\sum_{i=1}^{%d} i", p), fmt.Sprintf(" = \\frac{%d(%d+1)}{2}", p, p), "\n$$")
+		case 2:
+			add("\n\n```go\n", fmt.Sprintf("func f%d(x int) int {\n", p), fmt.Sprintf("\treturn x * %d\n", p), "}\n", "```")
+		}
+		add("\n\n")
+	}
+	sp.pieces = sp.pieces[:min(len(sp.pieces), streamTokens-1)]
+	sp.pieces, sp.words = append(sp.pieces, marker), append(sp.words, marker)
+	if len(sp.checks) > 0 && sp.checks[len(sp.checks)-1] == sp.words[len(sp.words)-2] {
+		sp.checks = sp.checks[:len(sp.checks)-1] // the marker's lag is the last token's
+	}
+	return sp
+}
+
+// streamRuns is what the runs of one stream measured (run 0, the warm-up, left out).
+type streamRuns struct {
+	lags, paints, longest, steady, rates []float64
+	lostDom, lostStore                   float64
+	detected                             []string
+}
+
+// runStreams streams the reply of spec(marker) runs+1 times through the
+// pacer (whose rate is fixed) into the page, and collects the lags.
+func runStreams(cfg *config, ui *uiSession, upstream *llmtest.Server, clock *writeClock, name string, spec func(marker string) streamSpec, sendPieces bool) (streamRuns, error) {
+	var r streamRuns
+	for i := range max(cfg.runs, 5) + 1 {
+		marker := fmt.Sprintf("zqxend%s%dmark", name, i)
+		sp := spec(marker)
+		upstream.Enqueue(llmtest.Reply{Content: sp.pieces})
+		clock.arm(append([]string{sp.words[0], marker}, sp.checks...))
+		cmd := map[string]any{"cmd": "stream", "tokens": streamTokens, "every": streamEvery, "marker": marker,
+			"checkpoints": sp.checks, "title": fmt.Sprintf("Bench %s stream %d", name, i), "timeoutMs": 60_000}
+		if sendPieces {
+			cmd["pieces"], cmd["words"] = sp.pieces, sp.words
+		}
+		res, err := ui.do(cmd, 120*time.Second)
+		if err != nil {
+			return r, fmt.Errorf("run %d: %v\n%s", i, err, ui.out.tail(15))
+		}
+		at := clock.times()
+		first, last := at[0], at[1]
+		if last.IsZero() {
+			return r, fmt.Errorf("run %d: the provider never sent the last token", i)
+		}
+		rate := float64(len(sp.pieces)-1) / last.Sub(first).Seconds()
+		domAt := time.UnixMilli(int64(res["domAt"].(float64)))
+		paintAt := time.UnixMilli(int64(res["paintAt"].(float64)))
+		lag, paint := ms(domAt.Sub(last)), ms(paintAt.Sub(last))
+		cfg.logf("%s run %d: %.0f tokens/s; lag %.0f ms to the DOM (%s), %.0f ms to the next frame; longest task %.0f ms (long tasks [start after Send, ms]: %v); lost %v in the DOM, %v in the store; status %v; page errors %v",
+			name, i, rate, lag, res["detectedBy"], paint, res["longestTaskMs"], res["longTaskAt"], res["lostDom"], res["lostStore"], res["status"], res["pageErrors"])
+		if i == 0 {
+			continue
+		}
+		r.lags, r.paints, r.rates = append(r.lags, lag), append(r.paints, paint), append(r.rates, rate)
+		seenAt, _ := res["checkpointsAt"].([]any)
+		for j, v := range seenAt {
+			if t, ok := v.(float64); ok && t > 0 && !at[2+j].IsZero() {
+				r.steady = append(r.steady, ms(time.UnixMilli(int64(t)).Sub(at[2+j])))
+			}
+		}
+		r.longest = append(r.longest, res["longestTaskMs"].(float64))
+		r.lostDom = max(r.lostDom, res["lostDom"].(float64))
+		r.lostStore = max(r.lostStore, res["lostStore"].(float64))
+		r.detected = append(r.detected, fmt.Sprint(res["detectedBy"]))
+	}
+	return r, nil
+}
+
+// benchStream streams 20,000 tokens from the fake provider through the
+// dev binary into the frontend in Chromium: first plain text at 5,000
+// tokens/s (the baseline, stream_lag_ms), then, in the same session, a
+// reply with maths and code at 10,000 tokens/s (stream_rich_*).
 func benchStream(cfg *config, rep *Report) {
 	lagTarget, lostTarget := ptr(50.0), ptr(0.0)
+	richLag, richTask := ptr(richLagTarget), ptr(richTaskTarget)
+	failRich := func(why string) {
+		rep.add("stream_rich_lag_ms", notMeasured("ms", richLag, why))
+		rep.add("stream_rich_longest_task_ms", notMeasured("ms", richTask, why))
+		rep.add("stream_rich_lost_chars", notMeasured("chars", lostTarget, why))
+	}
 	fail := func(why string) {
 		rep.add("stream_lag_ms", notMeasured("ms", lagTarget, why))
 		rep.add("stream_lost_chars", notMeasured("chars", lostTarget, why))
+		failRich(why)
 	}
 	if m := uiNeeds(cfg); m != "" {
 		fail(m)
 		return
 	}
-	// llmtest writes the reply at once; the pacer in front of it sends its
-	// chunks at streamRate (see pacer for why llmtest's own pacing is not
-	// used), and notes when the last token leaves.
+	// llmtest writes the reply at once; the pacers in front of it send its
+	// chunks at their rates (see pacer for why llmtest's own pacing is not
+	// used), and note when the last token leaves.
 	upstream := llmtest.NewServer(nil, &llmtest.Options{Models: []string{"m"}})
 	defer upstream.Close()
 	clock := &writeClock{}
-	provider, err := startPacer(upstream.URL, streamRate, clock)
+	plain, err := startPacer(upstream.URL, streamRate, clock)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	defer provider.Close()
+	defer plain.Close()
+	fast, err := startPacer(upstream.URL, richRate, clock)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	defer fast.Close()
 
 	ui, err := startUI(cfg, filepath.Join(cfg.tmp, "stream"))
 	if err != nil {
@@ -308,79 +423,85 @@ func benchStream(cfg *config, rep *Report) {
 		return
 	}
 	defer ui.close()
-	if _, err := ui.do(map[string]any{"cmd": "provider", "baseUrl": provider.URL + "/v1"}, 60*time.Second); err != nil {
+	if _, err := ui.do(map[string]any{"cmd": "provider", "baseUrl": plain.URL + "/v1"}, 60*time.Second); err != nil {
 		fail("saving the fake provider: " + err.Error())
 		return
 	}
 
 	// Run 0 is not counted: it warms the page, the backend and the JITs.
-	var lags, paints, longest, steady []float64
-	var rates []float64
-	lostDom, lostStore := 0.0, 0.0
-	var detected []string
-	for i := range max(cfg.runs, 5) + 1 {
-		marker := fmt.Sprintf("zqxend%dmark", i)
-		upstream.Enqueue(llmtest.Reply{Content: streamPieces(marker)})
-		checks := checkpoints()
-		clock.arm(append([]string{"t00000", marker}, checks...))
-		res, err := ui.do(map[string]any{"cmd": "stream", "tokens": streamTokens, "every": streamEvery, "marker": marker,
-			"checkpoints": checks, "title": fmt.Sprintf("Bench stream %d", i), "timeoutMs": 60_000}, 120*time.Second)
-		if err != nil {
-			fail(fmt.Sprintf("run %d: %v\n%s", i, err, ui.out.tail(15)))
-			return
-		}
-		at := clock.times()
-		first, last := at[0], at[1]
-		if last.IsZero() {
-			fail(fmt.Sprintf("run %d: the provider never sent the last token", i))
-			return
-		}
-		rate := float64(streamTokens-1) / last.Sub(first).Seconds()
-		domAt := time.UnixMilli(int64(res["domAt"].(float64)))
-		paintAt := time.UnixMilli(int64(res["paintAt"].(float64)))
-		lag, paint := ms(domAt.Sub(last)), ms(paintAt.Sub(last))
-		cfg.logf("run %d: %.0f tokens/s; lag %.0f ms to the DOM (%s), %.0f ms to the next frame; longest task %.0f ms; lost %v in the DOM, %v in the store; status %v",
-			i, rate, lag, res["detectedBy"], paint, res["longestTaskMs"], res["lostDom"], res["lostStore"], res["status"])
-		if i == 0 {
-			continue
-		}
-		lags, paints, rates = append(lags, lag), append(paints, paint), append(rates, rate)
-		seenAt, _ := res["checkpointsAt"].([]any)
-		for j, v := range seenAt {
-			if t, ok := v.(float64); ok && t > 0 && !at[2+j].IsZero() {
-				steady = append(steady, ms(time.UnixMilli(int64(t)).Sub(at[2+j])))
-			}
-		}
-		longest = append(longest, res["longestTaskMs"].(float64))
-		lostDom = max(lostDom, res["lostDom"].(float64))
-		lostStore = max(lostStore, res["lostStore"].(float64))
-		detected = append(detected, fmt.Sprint(res["detectedBy"]))
+	base, err := runStreams(cfg, ui, upstream, clock, "plain", plainSpec, false)
+	if err != nil {
+		fail(err.Error())
+		return
 	}
-	p95 := percentile(lags, 95)
-	lf := Figure{Value: ptr(round(p95, 1)), Unit: "ms", Runs: len(lags), Target: lagTarget,
+	p95 := percentile(base.lags, 95)
+	lf := Figure{Value: ptr(round(p95, 1)), Unit: "ms", Runs: len(base.lags), Target: lagTarget,
 		How: fmt.Sprintf("p95 over %d runs (one uncounted warm-up first) of: the fake provider's write of the last token (its socket) → that token in the DOM "+
 			"(MutationObserver, Date.now(), same clock); %d tokens of ~7 characters, one SSE chunk each, a paragraph every %d, at %.0f tokens/s "+
-			"(llmtest's reply paced by the bench's pacer), through the dev binary into the real frontend in Chromium",
-			len(lags), streamTokens, streamEvery, streamRate),
-		Samples: roundAll(lags, 1),
-		Extra: map[string]any{"toNextFrameMs": roundAll(paints, 1), "longestTaskMs": roundAll(longest, 1), "longestTaskMaxMs": round(slicesMax(longest), 1),
-			"tokensPerSecond": roundAll(rates, 0), "detectedBy": detected,
-			"midStreamLagMs": map[string]any{"samples": len(steady), "p50": round(median(steady), 1), "p95": round(percentile(steady, 95), 1), "max": round(slicesMax(steady), 1),
+			"(llmtest's reply paced by the bench's pacer), through the dev binary into the real frontend in Chromium; the baseline of stream_rich_lag_ms",
+			len(base.lags), streamTokens, streamEvery, streamRate),
+		Samples: roundAll(base.lags, 1),
+		Extra: map[string]any{"toNextFrameMs": roundAll(base.paints, 1), "longestTaskMs": roundAll(base.longest, 1), "longestTaskMaxMs": round(slicesMax(base.longest), 1),
+			"tokensPerSecond": roundAll(base.rates, 0), "detectedBy": base.detected,
+			"midStreamLagMs": map[string]any{"samples": len(base.steady), "p50": round(median(base.steady), 1), "p95": round(percentile(base.steady, 95), 1), "max": round(slicesMax(base.steady), 1),
 				"what": fmt.Sprintf("the same lag for every %dth token, over all counted runs", streamCheck)}},
 	}
 	if p95 > *lagTarget {
 		lf.Note = fmt.Sprintf("MISSED: p95 %.0f ms (median %.0f ms); mid-stream the lag is p50 %.0f / p95 %.0f ms. The floor is the backend's delta "+
 			"throttle (16 ms) plus the frontend's per-frame coalescing (16 ms); the tail comes with main-thread tasks of up to %.0f ms "+
 			"(stream_longest_task_ms) on a machine whose two cores also run Xvfb, the dev binary's own WebKit window and the backend.",
-			p95, median(lags), median(steady), percentile(steady, 95), slicesMax(longest))
+			p95, median(base.lags), median(base.steady), percentile(base.steady, 95), slicesMax(base.longest))
 	}
 	rep.add("stream_lag_ms", lf)
-	rep.add("stream_longest_task_ms", Figure{Value: ptr(round(slicesMax(longest), 1)), Unit: "ms", Runs: len(longest),
+	rep.add("stream_longest_task_ms", Figure{Value: ptr(round(slicesMax(base.longest), 1)), Unit: "ms", Runs: len(base.longest),
 		How:     "the longest main-thread task (PerformanceObserver longtask, ≥ 50 ms) from Send to the last token in the DOM, the most over the runs; no target",
-		Samples: roundAll(longest, 1)})
-	rep.add("stream_lost_chars", Figure{Value: ptr(lostDom), Unit: "chars", Runs: len(lags), Target: lostTarget,
+		Samples: roundAll(base.longest, 1)})
+	rep.add("stream_lost_chars", Figure{Value: ptr(base.lostDom), Unit: "chars", Runs: len(base.lags), Target: lostTarget,
 		How:   "the most characters of the streamed reply missing from document.body.innerText after the reply ended, over the runs (each token looked for in order); extra.lostInStore is the same for the stored message",
-		Extra: map[string]any{"lostInStore": lostStore}})
+		Extra: map[string]any{"lostInStore": base.lostStore}})
+
+	// The rich reply at twice the rate, through the other pacer.
+	if _, err := ui.do(map[string]any{"cmd": "provider", "baseUrl": fast.URL + "/v1"}, 60*time.Second); err != nil {
+		failRich("saving the fake provider: " + err.Error())
+		return
+	}
+	rich, err := runStreams(cfg, ui, upstream, clock, "rich", richSpec, true)
+	if err != nil {
+		failRich(err.Error())
+		return
+	}
+	all := append(append([]float64(nil), rich.steady...), rich.lags...)
+	allBase := append(append([]float64(nil), base.steady...), base.lags...)
+	rp95, bp95 := percentile(all, 95), percentile(allBase, 95)
+	sp := richSpec("m")
+	rf := Figure{Value: ptr(round(rp95, 1)), Unit: "ms", Runs: len(rich.lags), Target: richLag,
+		How: fmt.Sprintf("p95 of the lag from the fake provider's write of a token (its socket) to that token in the DOM (MutationObserver, same clock), "+
+			"for every %dth token and the last, over %d runs (one uncounted warm-up first): %d samples. The reply: %d SSE chunks at %.0f chunks/s, "+
+			"%d words in paragraphs of %d with, in turn, an inline formula, a displayed formula ($$) and a Go code block after them, each split over chunks "+
+			"(KaTeX and the highlighter load on first use in each run: the page is reloaded before each). extra.baseline is the plain %.0f tokens/s stream of the same session",
+			streamCheck, len(rich.lags), len(all), len(sp.pieces), richRate, len(sp.words), streamEvery, streamRate),
+		Samples: roundAll(all, 1),
+		Extra: map[string]any{"lastTokenLagMs": roundAll(rich.lags, 1), "toNextFrameMs": roundAll(rich.paints, 1), "tokensPerSecond": roundAll(rich.rates, 0),
+			"p50": round(median(all), 1), "max": round(slicesMax(all), 1), "detectedBy": rich.detected,
+			"baseline":        map[string]any{"p95": round(bp95, 1), "p50": round(median(allBase), 1), "samples": len(allBase), "what": "the same lag of the plain stream at 5,000 tokens/s"},
+			"ratioToBaseline": round(rp95/max(bp95, 0.1), 2)},
+	}
+	if rp95 > *richLag {
+		rf.Note = fmt.Sprintf("MISSED by %.1f ms: p95 %.1f ms (p50 %.1f) against %.1f ms (p50 %.1f) for plain text at half the rate in the same run; longest task %.0f ms.",
+			rp95-*richLag, rp95, median(all), bp95, median(allBase), slicesMax(rich.longest))
+	}
+	rep.add("stream_rich_lag_ms", rf)
+	tf := Figure{Value: ptr(round(slicesMax(rich.longest), 1)), Unit: "ms", Runs: len(rich.longest), Target: richTask,
+		How:     "the longest main-thread task (PerformanceObserver longtask: only tasks of 50 ms or more are reported, so 0 means none) from Send to the last token in the DOM of the rich stream, the most over the runs",
+		Samples: roundAll(rich.longest, 1),
+		Extra:   map[string]any{"baselineMs": round(slicesMax(base.longest), 1)}}
+	if slicesMax(rich.longest) >= *richTask {
+		tf.Note = fmt.Sprintf("MISSED: a task of %.0f ms (the target is under %.0f ms).", slicesMax(rich.longest), *richTask)
+	}
+	rep.add("stream_rich_longest_task_ms", tf)
+	rep.add("stream_rich_lost_chars", Figure{Value: ptr(rich.lostDom), Unit: "chars", Runs: len(rich.lags), Target: lostTarget,
+		How:   "the most characters of the rich reply's words (the t-tokens and the end marker) missing from document.body.innerText after the reply ended, over the runs (each looked for in order); extra.lostInStore: the stored message against the whole reply",
+		Extra: map[string]any{"lostInStore": rich.lostStore}})
 }
 
 func slicesMax(xs []float64) float64 {

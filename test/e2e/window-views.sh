@@ -100,7 +100,7 @@ ask() {
 allow_view() {
 	import -window root "$tmp/probe.png"
 	local y
-	y=$(convert "$tmp/probe.png" -crop 1x800+990+0 txt:- | awk -F'[,:]' '/#1F6FEB/ {print $2}' | sort -n |
+	y=$(convert "$tmp/probe.png" -crop 1x800+990+0 txt:- | awk -F'[,:]' '/#0860CA/ {print $2}' | sort -n |
 		awk '{a[NR] = $1} END {if (NR >= 15) print a[int(NR / 2) + 1]}')
 	if [ -n "$y" ]; then xdotool mousemove 990 "$y" click 1; fi
 }

@@ -77,6 +77,7 @@ var enums = []enum{
 	{"store", "AttachmentKind", store.AttachmentKinds},
 	{"store", "MessageStatus", store.MessageStatuses},
 	{"store", "Role", store.Roles},
+	{"store", "Who", store.Whos},
 	{"clients", "Access", clients.Accesses},
 	{"clientconfig", "App", clientconfig.Apps},
 }

@@ -1,5 +1,9 @@
 export namespace app {
 	
+	export interface ActivityExport {
+	    path: string;
+	    calls: number;
+	}
 	export interface AddedClient {
 	    client: clients.Client;
 	    token: string;
@@ -1076,6 +1080,59 @@ export namespace servers {
 
 export namespace store {
 	
+	export interface ActivityTool {
+	    tool: string;
+	    calls: number;
+	}
+	export interface ActivityServer {
+	    id: string;
+	    name: string;
+	    calls: number;
+	}
+	export interface ActivityFacets {
+	    servers: ActivityServer[];
+	    tools: ActivityTool[];
+	    total: number;
+	}
+	export interface ActivityFilter {
+	    serverId?: string;
+	    tool?: string;
+	    who?: Who;
+	    status?: CallStatus;
+	    since?: string;
+	    until?: string;
+	    query?: string;
+	    cursor?: string;
+	    limit?: number;
+	}
+	export interface ActivityRow {
+	    id: string;
+	    conversationId: string;
+	    conversationTitle: string;
+	    messageId: number;
+	    serverId: string;
+	    serverName: string;
+	    tool: string;
+	    arguments: string;
+	    status: CallStatus;
+	    decision: string;
+	    decidedBy: string;
+	    who: Who;
+	    isError: boolean;
+	    error: string;
+	    requestedAt: string;
+	    durationMs: number;
+	    resultSize: number;
+	    result?: unknown;
+	    requestedBy?: string;
+	}
+	export interface ActivityPage {
+	    rows: ActivityRow[];
+	    next?: string;
+	}
+	
+	
+	
 	export interface Attachment {
 	    id: string;
 	    name: string;
@@ -1095,6 +1152,8 @@ export namespace store {
 	    tools?: chat.ToolSelection | null;
 	    createdAt: string;
 	    updatedAt: string;
+	    pinned?: boolean;
+	    archived?: boolean;
 	}
 	export interface Message {
 	    id: number;
@@ -1228,6 +1287,9 @@ export namespace store {
 }
 export namespace store {
 	export type Role = "system" | "user" | "assistant" | "tool";
+}
+export namespace store {
+	export type Who = "user" | "always" | "yolo" | "read-only" | "app-grant" | "guard" | "system" | "none";
 }
 export namespace clients {
 	export type Access = "read" | "write";

@@ -6,6 +6,7 @@ import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } f
 import type { AppView, ResourceContents, ToolResult } from './types';
 import type { AddedClient, AppConnection, AuditEntry, AuditFilter, ClientAccess, ClientApp, ClientGrant, ClientToolRef, ConnectPreview, ConnectTarget, ConnectWritten, EndpointStatus } from './types';
 import type { InstallProgress, InstallRequest, NodeInfo } from './types';
+import type { ActivityExport, ActivityFacets, ActivityFilter, ActivityPage, ActivityRow } from './types';
 import type { RegistryInstall, RegistryItem, RegistryPage, RegistryPlan } from './types';
 import { isSelected, toolKey } from '../stores/toolselection';
 import type {
@@ -85,6 +86,9 @@ export class FakeBackend implements Backend {
   conversations: ConversationSummary[] = [];
   messages: Record<string, Message[]> = {};
   toolCallRecords: Record<string, ToolCallRecord[]> = {};
+  /** Every conversation's calls, newest first, for listActivity. */
+  activityRows: ActivityRow[] = [];
+  activityExport: ActivityExport = { path: '', calls: 0 };
   searchHits: SearchHit[] = [];
   servers: ServerView[] = [];
   validationErrors: FieldError[] = [];
@@ -179,7 +183,22 @@ export class FakeBackend implements Backend {
   }
 
   listConversations() {
-    return this.rec('listConversations', [], () => structuredClone(this.conversations));
+    return this.rec('listConversations', [], () =>
+      structuredClone(this.conversations.filter((c) => !c.archived).sort((a, b) => Number(!!b.pinned) - Number(!!a.pinned))),
+    );
+  }
+  listArchivedConversations() {
+    return this.rec('listArchivedConversations', [], () => structuredClone(this.conversations.filter((c) => c.archived)));
+  }
+  pinConversation(id: string, pinned: boolean) {
+    return this.rec('pinConversation', [id, pinned], () => {
+      this.conversations = this.conversations.map((c) => (c.id === id ? { ...c, pinned } : c));
+    });
+  }
+  archiveConversation(id: string, archived: boolean) {
+    return this.rec('archiveConversation', [id, archived], () => {
+      this.conversations = this.conversations.map((c) => (c.id === id ? { ...c, archived } : c));
+    });
   }
   searchMessages(query: string) {
     return this.rec('searchMessages', [query], () => structuredClone(this.searchHits));
@@ -211,6 +230,50 @@ export class FakeBackend implements Backend {
   }
   getToolCalls(conversationId: string) {
     return this.rec('getToolCalls', [conversationId], () => structuredClone(this.toolCallRecords[conversationId] ?? []));
+  }
+  listActivity(filter: ActivityFilter) {
+    return this.rec('listActivity', [filter], (): ActivityPage => {
+      const q = (filter.query ?? '').toLowerCase();
+      const kept = this.activityRows.filter(
+        (r) =>
+          (!filter.serverId || r.serverId === filter.serverId) &&
+          (!filter.tool || r.tool === filter.tool) &&
+          (!filter.who || r.who === filter.who) &&
+          (!filter.status || r.status === filter.status) &&
+          (!q || `${r.tool} ${r.arguments} ${r.error}`.toLowerCase().includes(q)),
+      );
+      const from = filter.cursor ? Number(filter.cursor) : 0;
+      const limit = filter.limit || 100;
+      const rows = structuredClone(kept.slice(from, from + limit));
+      return from + limit < kept.length ? { rows, next: String(from + limit) } : { rows };
+    });
+  }
+  activityFacets() {
+    return this.rec('activityFacets', [], (): ActivityFacets => {
+      const servers = new Map<string, { id: string; name: string; calls: number }>();
+      const tools = new Map<string, { tool: string; calls: number }>();
+      for (const r of this.activityRows) {
+        const s = servers.get(r.serverId) ?? { id: r.serverId, name: r.serverName, calls: 0 };
+        s.calls++;
+        servers.set(r.serverId, s);
+        const t = tools.get(r.tool) ?? { tool: r.tool, calls: 0 };
+        t.calls++;
+        tools.set(r.tool, t);
+      }
+      return { servers: [...servers.values()], tools: [...tools.values()], total: this.activityRows.length };
+    });
+  }
+  getActivityCall(id: string) {
+    return this.rec('getActivityCall', [id], () => {
+      const rec = Object.values(this.toolCallRecords)
+        .flat()
+        .find((c) => c.id === id);
+      if (!rec) throw new Error(`tool call ${id}: not found`);
+      return structuredClone(rec);
+    });
+  }
+  saveActivityExport(filter: ActivityFilter, format: 'jsonl' | 'csv') {
+    return this.rec('saveActivityExport', [filter, format], () => structuredClone(this.activityExport));
   }
   send(conversationId: string, text: string, attachments?: Attachment[]) {
     return this.rec('send', attachments === undefined ? [conversationId, text] : [conversationId, text, attachments], () => {

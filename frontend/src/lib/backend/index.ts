@@ -42,6 +42,7 @@ import type { EventName, EventPayloads } from './events';
 import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
 import type { AppView, ResourceContents, ToolResult } from './types';
 import type { InstallRequest, NodeInfo } from './types';
+import type { ActivityExport, ActivityFacets, ActivityFilter, ActivityPage } from './types';
 import type { RegistryInstall, RegistryPage, RegistryPlan } from './types';
 import type { AddedClient, AppConnection, AuditEntry, AuditFilter, ClientAccess, ClientApp, ClientGrant, ClientToolRef, ConnectPreview, ConnectTarget, ConnectWritten, EndpointStatus } from './types';
 import * as App from '../../../wailsjs/go/app/App';
@@ -77,11 +78,23 @@ export interface Backend {
   searchMessages(query: string): Promise<SearchHit[]>;
   newConversation(providerId: string, model: string): Promise<ConversationSummary>;
   renameConversation(id: string, title: string): Promise<void>;
+  /** The archived conversations, most recently updated first. */
+  listArchivedConversations(): Promise<ConversationSummary[]>;
+  pinConversation(id: string, pinned: boolean): Promise<void>;
+  archiveConversation(id: string, archived: boolean): Promise<void>;
   deleteConversation(id: string): Promise<void>;
   /** beforeSeq 0 = the latest messages; returned oldest first. */
   getMessages(conversationId: string, beforeSeq: number, limit: number): Promise<Message[]>;
   /** The audit records of a conversation's tool calls (arguments, whole results). */
   getToolCalls(conversationId: string): Promise<ToolCallRecord[]>;
+  /** A page of every conversation's tool calls that the filter keeps, newest first. */
+  listActivity(filter: ActivityFilter): Promise<ActivityPage>;
+  /** The servers and tools that made calls, for the activity filters. */
+  activityFacets(): Promise<ActivityFacets>;
+  /** One call's whole audit record. */
+  getActivityCall(id: string): Promise<ToolCallRecord>;
+  /** Asks where to save (system dialog) and writes the filtered calls there; path '' when cancelled. */
+  saveActivityExport(filter: ActivityFilter, format: 'jsonl' | 'csv'): Promise<ActivityExport>;
   /** Stores the message (with attachments addAttachment returned) and starts the reply; resolves with the run id at once. */
   send(conversationId: string, text: string, attachments?: Attachment[]): Promise<string>;
   stop(conversationId: string): Promise<void>;
@@ -291,9 +304,16 @@ export const wails: Backend = {
   searchMessages: (query) => call('SearchMessages', () => App.SearchMessages(query)),
   newConversation: (providerId, model) => call('NewConversation', () => App.NewConversation(providerId, model)),
   renameConversation: (id, title) => call('RenameConversation', () => App.RenameConversation(id, title)),
+  listArchivedConversations: () => call('ListArchivedConversations', App.ListArchivedConversations),
+  pinConversation: (id, pinned) => call('PinConversation', () => App.PinConversation(id, pinned)),
+  archiveConversation: (id, archived) => call('ArchiveConversation', () => App.ArchiveConversation(id, archived)),
   deleteConversation: (id) => call('DeleteConversation', () => App.DeleteConversation(id)),
   getMessages: (id, beforeSeq, limit) => call('GetMessages', () => App.GetMessages(id, beforeSeq, limit)),
   getToolCalls: (id) => call('GetToolCalls', () => App.GetToolCalls(id)),
+  listActivity: (filter) => call('ListActivity', () => App.ListActivity(filter)),
+  activityFacets: () => call('ActivityFacets', App.ActivityFacets),
+  getActivityCall: (id) => call('GetActivityCall', () => App.GetActivityCall(id)),
+  saveActivityExport: (filter, format) => call('SaveActivityExport', () => App.SaveActivityExport(filter, format)),
   send: (id, text, attachments) => call('Send', () => App.Send(id, text, attachments ?? [])),
   stop: (id) => call('Stop', () => App.Stop(id)),
   regenerate: (id) => call('Regenerate', () => App.Regenerate(id)),

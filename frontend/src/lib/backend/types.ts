@@ -98,6 +98,14 @@ export type ReplyMeta = chat.ReplyMeta;
 export type ToolCallStatus = store.CallStatus;
 export type ToolProgress = chat.Progress;
 export type ToolCallRecord = store.ToolCall;
+// ---- tool activity (every conversation's calls) ------------------------------
+export type ActivityFilter = store.ActivityFilter;
+export type ActivityRow = store.ActivityRow;
+export type ActivityPage = store.ActivityPage;
+export type ActivityFacets = store.ActivityFacets;
+/** Who let a call run or stopped it: the decision and decided_by read together. */
+export type Who = store.Who;
+export type ActivityExport = app.ActivityExport;
 export type ChatToolCallEvent = chat.ToolCallEvent;
 export type ChatDeltaEvent = chat.DeltaEvent;
 export type ChatState = chat.RunState;

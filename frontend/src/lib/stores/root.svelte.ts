@@ -21,6 +21,7 @@ import { ServersStore } from './servers.svelte';
 import { SettingsStore } from './settings.svelte';
 import { TasksStore } from './tasks.svelte';
 import { UiStore } from './ui.svelte';
+import { KeyboardStore } from './keyboard.svelte';
 
 export class Stores {
   readonly backend: Backend;
@@ -47,6 +48,8 @@ export class Stores {
   /** Connected apps (other MCP clients), their grants and their activity. */
   readonly clients: ClientsStore;
   readonly ui = new UiStore();
+  /** The command palette, the shortcuts list and their status line. */
+  readonly keyboard = new KeyboardStore();
   #needsSetup = $state(false);
   #notice = $state('');
   #pendingLink = $state<{ url: string; text?: string } | null>(null);
@@ -213,6 +216,7 @@ export class Stores {
     this.resources.dispose();
     this.prompts.dispose();
     this.chat.dispose();
+    this.keyboard.dispose();
     this.appviews.dispose();
     this.clients.dispose();
     this.conversations.dispose();

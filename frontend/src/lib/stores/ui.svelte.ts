@@ -1,5 +1,5 @@
 // UiStore is where the user is: the open tab and what it shows.
-export type Tab = 'chat' | 'tools' | 'tasks' | 'logs' | 'apps' | 'settings';
+export type Tab = 'chat' | 'tools' | 'tasks' | 'activity' | 'logs' | 'apps' | 'settings';
 
 export class UiStore {
   #tab = $state<Tab>('chat');

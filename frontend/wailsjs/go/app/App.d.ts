@@ -17,6 +17,8 @@ import {servers} from '../models';
 import {providers} from '../models';
 import {mcpregistry} from '../models';
 
+export function ActivityFacets():Promise<store.ActivityFacets>;
+
 export function AddAttachment(arg1:string,arg2:string,arg3:string):Promise<store.Attachment>;
 
 export function AddClient(arg1:string,arg2:boolean):Promise<app.AddedClient>;
@@ -38,6 +40,8 @@ export function AppViewReadResource(arg1:string,arg2:string):Promise<mcpconn.Res
 export function AppendPrompt(arg1:string,arg2:mcpconn.PromptResult):Promise<Array<store.Message>>;
 
 export function ApprovalPolicy():Promise<approval.Policy>;
+
+export function ArchiveConversation(arg1:string,arg2:boolean):Promise<void>;
 
 export function AttachContent(arg1:string,arg2:mcpconn.Content):Promise<store.Attachment>;
 
@@ -97,6 +101,8 @@ export function ExportConversation(arg1:string,arg2:string):Promise<string>;
 
 export function FetchNode():Promise<core.NodeInfo>;
 
+export function GetActivityCall(arg1:string):Promise<store.ToolCall>;
+
 export function GetMessages(arg1:string,arg2:number,arg3:number):Promise<Array<store.Message>>;
 
 export function GetSettings():Promise<core.Settings>;
@@ -110,6 +116,10 @@ export function ImportServers(arg1:string):Promise<serverconf.ImportReport>;
 export function InstallFromRegistry(arg1:core.RegistryInstall):Promise<servers.View>;
 
 export function InstallServer(arg1:core.InstallRequest):Promise<servers.View>;
+
+export function ListActivity(arg1:store.ActivityFilter):Promise<store.ActivityPage>;
+
+export function ListArchivedConversations():Promise<Array<store.Conversation>>;
 
 export function ListClients():Promise<Array<clients.Client>>;
 
@@ -147,6 +157,8 @@ export function PickFolder(arg1:string):Promise<string>;
 
 export function PickPackageFile():Promise<string>;
 
+export function PinConversation(arg1:string,arg2:boolean):Promise<void>;
+
 export function PinServer(arg1:string,arg2:boolean):Promise<servers.View>;
 
 export function PlanRegistryInstall(arg1:string,arg2:string,arg3:number):Promise<mcpregistry.Plan>;
@@ -174,6 +186,8 @@ export function RevokeClient(arg1:string):Promise<void>;
 export function RevokeGrant(arg1:string,arg2:string):Promise<void>;
 
 export function RotateClientToken(arg1:string):Promise<string>;
+
+export function SaveActivityExport(arg1:store.ActivityFilter,arg2:string):Promise<app.ActivityExport>;
 
 export function SaveProvider(arg1:providers.Input):Promise<providers.View>;
 

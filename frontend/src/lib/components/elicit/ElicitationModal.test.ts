@@ -164,7 +164,7 @@ describe('ElicitationModal', () => {
     be.emit('elicit:completed', { serverId: 'everything', serverName: 'Everything', elicitationId: 'e1', message: 'Connect your Example account.', host: 'auth.example.com' });
     await settle();
     expect(screen.queryByTestId('elicit-modal')).toBeNull();
-    expect(screen.getByTestId('elicit-completed-text').textContent).toBe('✓ Everything says the step at auth.example.com is done (“Connect your Example account.”).');
+    expect(screen.getByTestId('elicit-completed-text').textContent).toBe(' Everything says the step at auth.example.com is done (“Connect your Example account.”).');
     // The backend ends the request after: no "ended" notice for it.
     be.emit('elicit:ended', { id: 'u1', serverId: 'everything', serverName: 'Everything', outcome: 'cancelled', reason: 'the server stopped waiting', summary: '' });
     await new Promise((r) => setTimeout(r, 60));
