@@ -83,6 +83,7 @@ generate:
 	$(GO) run -tags bindings ./tools/gencontract >/dev/null
 
 vet: generate-check
+	@mkdir -p frontend/dist && touch frontend/dist/.gitkeep # main.go embeds it; a build empties the folder
 	$(GO) vet ./...
 	cd frontend && $(NODE_PATH_PREFIX) npx svelte-check --tsconfig ./tsconfig.json --threshold error --output machine | tail -n 3
 
