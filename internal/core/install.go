@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -90,24 +89,16 @@ func (s *Services) findOptions() noderuntime.FindOptions {
 // the user's consent.
 func (s *Services) FetchNode(ctx context.Context) (NodeInfo, error) {
 	set, _ := LoadSettings(ctx, s.store)
-	var last time.Time
+	emit := s.progressEmitter()
 	n, err := noderuntime.Fetch(ctx, noderuntime.FetchOptions{
 		DataDir:  s.dataDir,
 		Registry: set.NPMRegistry,
 		Progress: func(p noderuntime.Progress) {
-			// A download reports every read: the window hears of it at
-			// most five times a second.
-			if now := time.Now(); p.Total == 0 || p.Done < p.Total {
-				if now.Sub(last) < 200*time.Millisecond {
-					return
-				}
-				last = now
-			}
 			detail := fmt.Sprintf("%s %s: %.1f MB", p.Step, p.Version, float64(p.Done)/(1<<20))
 			if p.Total > 0 {
 				detail += fmt.Sprintf(" of %.1f MB", float64(p.Total)/(1<<20))
 			}
-			s.emitter.Emit(EventInstallProgress, installer.Progress{ID: "node", Step: "downloading", Detail: detail})
+			emit(installer.Progress{ID: "node", Step: "downloading", Detail: detail})
 		},
 	})
 	s.node.forget()
@@ -118,21 +109,46 @@ func (s *Services) FetchNode(ctx context.Context) (NodeInfo, error) {
 	return NodeInfo{Path: n.Path, Version: n.Version, Source: n.Source, HasNPM: n.NPM != ""}, nil
 }
 
-// installer is an Installer with the current settings.
+// installer is an Installer with the current settings, for an install or
+// an update; s.files serves what needs no settings.
 func (s *Services) installer(ctx context.Context) *installer.Installer {
 	set, _ := LoadSettings(ctx, s.store)
 	return installer.New(&installer.Options{
-		DataDir:  s.dataDir,
-		Registry: set.NPMRegistry,
-		Runtime:  s.installRuntime,
-		Progress: func(p installer.Progress) { s.emitter.Emit(EventInstallProgress, p) },
-		PutSecret: func(ref, value string) error {
-			if s.secrets == nil {
-				return errors.New("the keyring is not available")
-			}
-			return s.secrets.Set(ref, value)
-		},
+		DataDir:   s.dataDir,
+		Registry:  set.NPMRegistry,
+		Runtime:   s.installRuntime,
+		Progress:  s.progressEmitter(),
+		PutSecret: s.putSecret,
 	})
+}
+
+// progressEmitter sends install progress to the window: every step and
+// notice, and downloading (npm fetching each file, a download's every
+// read) at most five times a second.
+func (s *Services) progressEmitter() func(installer.Progress) {
+	var mu sync.Mutex
+	var last time.Time
+	var step string
+	return func(p installer.Progress) {
+		mu.Lock()
+		now := time.Now()
+		skip := p.Step == "downloading" && step == "downloading" && now.Sub(last) < 200*time.Millisecond
+		if !skip {
+			step, last = p.Step, now
+		}
+		mu.Unlock()
+		if !skip {
+			s.emitter.Emit(EventInstallProgress, p)
+		}
+	}
+}
+
+// putSecret keeps an installed server's secret value in the keyring.
+func (s *Services) putSecret(ref, value string) error {
+	if s.secrets == nil {
+		return errors.New("the keyring is not available to keep a secret value")
+	}
+	return s.secrets.Set(ref, value)
 }
 
 // installRuntime is the Node and npm an install runs npm with.
@@ -142,11 +158,6 @@ func (s *Services) installRuntime(ctx context.Context) (installer.Runtime, error
 		return installer.Runtime{}, err
 	}
 	return installer.Runtime{Node: n.Path, NPM: n.NPM, Version: n.Version, Source: n.Source}, nil
-}
-
-// prepareInstalled is the manager's Options.Installed.
-func (s *Services) prepareInstalled(ctx context.Context, cfg serverconf.Config) (serverconf.Config, error) {
-	return s.installer(ctx).Prepare(ctx, cfg)
 }
 
 // needsNode says whether an install of req needs a Node with npm that is
@@ -254,7 +265,7 @@ func (s *Services) UninstallServer(ctx context.Context, id string) error {
 	if err := s.Servers.Delete(ctx, id); err != nil {
 		return err
 	}
-	return s.installer(ctx).Uninstall(id)
+	return s.files.Uninstall(id)
 }
 
 // serverConfig is the stored config of server id.
@@ -273,7 +284,7 @@ func (s *Services) serverConfig(ctx context.Context, id string) (serverconf.Conf
 
 // InstallDir is the folder installed server id lives in.
 func (s *Services) InstallDir(id string) string {
-	return filepath.Join(s.dataDir, "servers", id)
+	return s.files.Dir(id)
 }
 
 // BundleInfo is what an MCP Bundle says of itself, shown before it is

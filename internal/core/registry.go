@@ -120,7 +120,7 @@ func (s *Services) plan(ctx context.Context, e mcpregistry.Entry, choice int) (m
 		return p, err
 	}
 	p.ID = mcpregistry.SuggestID(e, func(id string) bool {
-		return slices.ContainsFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id }) || s.installer(ctx).Installed(id)
+		return slices.ContainsFunc(cfgs, func(c serverconf.Config) bool { return c.ID == id }) || s.files.Installed(id)
 	})
 	return p, nil
 }
@@ -146,12 +146,7 @@ func (s *Services) InstallFromRegistry(ctx context.Context, req RegistryInstall)
 	if id == "" {
 		id = p.ID
 	}
-	put := func(ref, value string) error {
-		if s.secrets == nil {
-			return errors.New("the keyring is not available to keep a secret value")
-		}
-		return s.secrets.Set(ref, value)
-	}
+	taken := s.idTaken(ctx)
 	var cfg serverconf.Config
 	installed := false
 	switch p.Kind {
@@ -165,19 +160,19 @@ func (s *Services) InstallFromRegistry(ctx context.Context, req RegistryInstall)
 		if err := s.needsNode(ctx, InstallRequest{FetchNode: req.FetchNode}); err != nil {
 			return servers.View{}, err
 		}
-		cfg, err = s.installer(ctx).Install(ctx, installer.Request{ID: id, Package: p.Package, Version: p.Version}, s.idTaken(ctx))
+		cfg, err = s.installer(ctx).Install(ctx, installer.Request{ID: id, Package: p.Package, Version: p.Version}, taken)
 		installed = err == nil
 	case mcpregistry.KindMCPB:
 		var file string
 		if file, err = s.downloadBundle(ctx, p.URL, p.SHA256); err == nil {
 			defer os.RemoveAll(filepath.Dir(file))
-			cfg, err = s.installer(ctx).Install(ctx, installer.Request{ID: id, Package: file}, s.idTaken(ctx))
+			cfg, err = s.installer(ctx).Install(ctx, installer.Request{ID: id, Package: file}, taken)
 			installed = err == nil
 		}
 	default: // remote, stdio
 		cfg = p.Config
 		cfg.ID, cfg.Enabled = id, true
-		if s.idTaken(ctx)(id) {
+		if taken(id) {
 			err = fmt.Errorf("a server named %s exists; choose another ID", id)
 		}
 	}
@@ -189,10 +184,10 @@ func (s *Services) InstallFromRegistry(ctx context.Context, req RegistryInstall)
 	}
 	undo := func() {
 		if installed {
-			_ = s.installer(ctx).Uninstall(cfg.ID)
+			_ = s.files.Uninstall(cfg.ID)
 		}
 	}
-	if err := p.Apply(&cfg, req.Values, put); err != nil {
+	if err := p.Apply(&cfg, req.Values, s.putSecret); err != nil {
 		undo()
 		return servers.View{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/buildinfo"
 	"github.com/switchboard-app/switchboard/internal/chat"
 	"github.com/switchboard-app/switchboard/internal/clients"
+	"github.com/switchboard-app/switchboard/internal/installer"
 	"github.com/switchboard-app/switchboard/internal/instance"
 	"github.com/switchboard-app/switchboard/internal/llm"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
@@ -61,6 +62,9 @@ type Services struct {
 	dataDir string
 	node    nodeCache
 	secrets secrets.Store
+	// files are the installed servers' folders: found, prepared to run,
+	// swept, removed (installs take the settings: s.installer).
+	files *installer.Installer
 }
 
 // ServiceOptions tune the services; nil means defaults.
@@ -154,14 +158,15 @@ func (c *Core) Services(opts *ServiceOptions) (*Services, error) {
 	if mo.URLSteps == nil {
 		mo.URLSteps = s.asks.urlSteps
 	}
+	s.files = installer.New(&installer.Options{DataDir: c.Paths.Dir, Runtime: s.installRuntime})
 	if mo.Installed == nil {
-		mo.Installed = s.prepareInstalled
+		mo.Installed = s.files.Prepare
 	}
 	s.Manager = mcpconn.NewManager(&mo)
 	s.Broker = approval.NewBroker(&approval.Options{Store: grantStore{c.Store}, Emitter: em})
 	s.Providers = &providers.Service{Store: c.Store, Secrets: c.Secrets, Log: c.Log.With("component", "providers")}
 	s.Servers = &servers.Service{Store: c.Store, Secrets: c.Secrets, Manager: s.Manager, Trust: s.Broker, Log: c.Log.With("component", "servers"),
-		Installed: s.prepareInstalled}
+		Installed: s.files.Prepare}
 	settings, err := LoadSettings(context.Background(), c.Store)
 	if err != nil {
 		c.Log.Warn("reading settings; using defaults", "err", err)
@@ -231,7 +236,7 @@ func (s *Services) Start(ctx context.Context, log *slog.Logger) error {
 		}
 	}
 	s.pruneAttachments(ctx, log)
-	s.installer(ctx).Sweep()
+	s.files.Sweep()
 	if err := s.Broker.Load(ctx); err != nil {
 		log.Error("loading approval policy", "err", err)
 	}
