@@ -58,8 +58,7 @@ func TestDecideFromPending(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				b, rec := newTestBroker(t, nil)
 				defer b.Close()
-				ch := start(t.Context(), b, a)
-				synctest.Wait()
+				ch := startWaiting(t, b, a)
 
 				err := b.Decide(t.Context(), "a", tt.decision)
 				synctest.Wait()
@@ -223,8 +222,7 @@ func TestRequestPolicy(t *testing.T) {
 					t.Errorf("Decided emitted %+v", evs)
 				}
 
-				ch := start(t.Context(), b, tt.r)
-				synctest.Wait()
+				ch := startWaiting(t, b, tt.r)
 
 				res, done := poll(ch)
 				var wantEvents []recorded
@@ -279,8 +277,7 @@ func TestPolicyDecisionReleasesWaiters(t *testing.T) {
 				defer b.Close()
 				chs := make(map[string]<-chan result)
 				for _, r := range calls {
-					chs[r.ID] = start(t.Context(), b, r)
-					synctest.Wait()
+					chs[r.ID] = startWaiting(t, b, r)
 				}
 				rec.take()
 				if err := b.Decide(t.Context(), "a", tt.decision); err != nil {
@@ -333,8 +330,7 @@ func TestArgumentsAreExactCopies(t *testing.T) {
 		buf := []byte(original)
 		r := req("a", "conv1", "s1", "t1", "fp1")
 		r.Arguments = buf
-		ch := start(t.Context(), b, r)
-		synctest.Wait()
+		ch := startWaiting(t, b, r)
 
 		copy(buf, `{"path":"/etc/x"}`) // the caller reuses its buffer
 		for _, ev := range rec.take() {
@@ -377,8 +373,7 @@ func TestRequestInvalid(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				b, rec := newTestBroker(t, nil)
 				defer b.Close()
-				start(t.Context(), b, req("dup", "conv1", "s9", "t9", "fp9"))
-				synctest.Wait()
+				startWaiting(t, b, req("dup", "conv1", "s9", "t9", "fp9"))
 				rec.take()
 
 				r := req("a", "conv1", "s1", "t1", "fp1")
@@ -421,8 +416,7 @@ func TestPendingArrivalOrder(t *testing.T) {
 		for _, id := range []string{"z", "b", "y", "a", "m"} {
 			r := req(id, "conv1", "s1", "t-"+id, "fp1")
 			want = append(want, r)
-			start(t.Context(), b, r)
-			synctest.Wait()
+			startWaiting(t, b, r)
 		}
 		if diff := cmp.Diff(want, b.Pending()); diff != "" {
 			t.Errorf("Pending() mismatch (-want +got):\n%s", diff)

@@ -21,8 +21,7 @@ func TestCancelConversation(t *testing.T) {
 		}
 		chs := make(map[string]<-chan result)
 		for _, r := range calls {
-			chs[r.ID] = start(t.Context(), b, r)
-			synctest.Wait()
+			chs[r.ID] = startWaiting(t, b, r)
 		}
 		rec.take()
 
@@ -54,10 +53,8 @@ func TestClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b, rec := newTestBroker(t, nil)
 		a, c := req("a", "conv1", "s1", "t1", "fp1"), req("c", "conv2", "s2", "t2", "fp2")
-		chA := start(t.Context(), b, a)
-		synctest.Wait()
-		chC := start(t.Context(), b, c)
-		synctest.Wait()
+		chA := startWaiting(t, b, a)
+		chC := startWaiting(t, b, c)
 		rec.take()
 
 		if err := b.Close(); err != nil {

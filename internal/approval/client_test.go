@@ -33,8 +33,7 @@ func TestClientCallsIgnoreYolo(t *testing.T) {
 		if _, ok := b.Decided(t.Context(), a); ok {
 			t.Fatal("Decided allowed a connected app's call by yolo")
 		}
-		ch := start(t.Context(), b, a)
-		synctest.Wait()
+		ch := startWaiting(t, b, a)
 		if _, done := poll(ch); done {
 			t.Fatal("a connected app's call ran on yolo")
 		}

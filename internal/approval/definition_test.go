@@ -27,8 +27,7 @@ func TestGrantPinsTheToolDefinition(t *testing.T) {
 		defer b.Close()
 
 		first := defReq("a", "t1", "v1")
-		ch := start(t.Context(), b, first)
-		synctest.Wait()
+		ch := startWaiting(t, b, first)
 		if err := b.Decide(t.Context(), "a", AllowAlways); err != nil {
 			t.Fatal(err)
 		}
@@ -52,8 +51,7 @@ func TestGrantPinsTheToolDefinition(t *testing.T) {
 		if _, ok := b.Decided(t.Context(), changed); ok {
 			t.Fatal("Decided allowed a changed definition")
 		}
-		ch = start(t.Context(), b, changed)
-		synctest.Wait()
+		ch = startWaiting(t, b, changed)
 		if res, done := poll(ch); done {
 			t.Fatalf("changed definition resolved at once: %+v", res)
 		}
@@ -76,8 +74,7 @@ func TestGrantPinsTheToolDefinition(t *testing.T) {
 		synctest.Wait()
 		wantGrant.DefinitionHash, wantGrant.Description, wantGrant.InputSchema = "hash-v2", "description v2", changed.InputSchema
 		assertPolicy(t, b, policy(false, wantGrant))
-		old := start(t.Context(), b, defReq("d", "t1", "v1"))
-		synctest.Wait()
+		old := startWaiting(t, b, defReq("d", "t1", "v1"))
 		if res, done := poll(old); done {
 			t.Fatalf("the old definition ran on the new grant: %+v", res)
 		}
@@ -91,8 +88,7 @@ func TestRequestCannotSetChanged(t *testing.T) {
 		defer b.Close()
 		r := defReq("a", "t1", "v1")
 		r.Changed, r.PreviousDescription = true, "harmless"
-		start(t.Context(), b, r)
-		synctest.Wait()
+		startWaiting(t, b, r)
 		want := defReq("a", "t1", "v1")
 		if diff := cmp.Diff([]recorded{requested(want)}, rec.take()); diff != "" {
 			t.Errorf("events (-want +got):\n%s", diff)
@@ -111,8 +107,7 @@ func TestGrantWithoutDefinitionAsksAgain(t *testing.T) {
 		b, rec := newTestBroker(t, store)
 		defer b.Close()
 		r := defReq("a", "t1", "v1")
-		ch := start(t.Context(), b, r)
-		synctest.Wait()
+		ch := startWaiting(t, b, r)
 		if res, done := poll(ch); done {
 			t.Fatalf("an old grant allowed a pinned definition: %+v", res)
 		}
@@ -137,8 +132,7 @@ func TestServerChangedCancelsWaitingCalls(t *testing.T) {
 			req("new", "conv1", "s1", "t1", "fp2"),
 			req("other", "conv1", "s2", "t1", "fp1"),
 		} {
-			calls[r.ID] = start(t.Context(), b, r)
-			synctest.Wait() // in this order
+			calls[r.ID] = startWaiting(t, b, r) // in this order
 		}
 		rec.take()
 

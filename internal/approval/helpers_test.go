@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/switchboard-app/switchboard/internal/eventtest"
@@ -44,39 +45,63 @@ type flakyStore struct {
 	failReads, failWrites atomic.Bool
 }
 
-func (s *flakyStore) Grants(ctx context.Context) ([]Grant, error) {
-	if s.failReads.Load() {
-		return nil, errStoreDown
+// failOr returns errStoreDown when fail is set, else what read returns.
+func failOr[T any](fail *atomic.Bool, read func() (T, error)) (T, error) {
+	if fail.Load() {
+		var zero T
+		return zero, errStoreDown
 	}
-	return s.MemoryPolicyStore.Grants(ctx)
+	return read()
+}
+
+// write returns errStoreDown when writes fail, else what put returns.
+func (s *flakyStore) write(put func() error) error {
+	_, err := failOr(&s.failWrites, func() (struct{}, error) { return struct{}{}, put() })
+	return err
+}
+
+func (s *flakyStore) Grants(ctx context.Context) ([]Grant, error) {
+	return failOr(&s.failReads, func() ([]Grant, error) { return s.MemoryPolicyStore.Grants(ctx) })
 }
 
 func (s *flakyStore) Yolo(ctx context.Context) (bool, error) {
-	if s.failReads.Load() {
-		return false, errStoreDown
-	}
-	return s.MemoryPolicyStore.Yolo(ctx)
+	return failOr(&s.failReads, func() (bool, error) { return s.MemoryPolicyStore.Yolo(ctx) })
+}
+
+func (s *flakyStore) ReadOnlyServers(ctx context.Context) ([]ReadOnlyServer, error) {
+	return failOr(&s.failReads, func() ([]ReadOnlyServer, error) { return s.MemoryPolicyStore.ReadOnlyServers(ctx) })
+}
+
+func (s *flakyStore) PrivateTools(ctx context.Context) ([]PrivateTool, error) {
+	return failOr(&s.failReads, func() ([]PrivateTool, error) { return s.MemoryPolicyStore.PrivateTools(ctx) })
 }
 
 func (s *flakyStore) PutGrant(ctx context.Context, g Grant) error {
-	if s.failWrites.Load() {
-		return errStoreDown
-	}
-	return s.MemoryPolicyStore.PutGrant(ctx, g)
+	return s.write(func() error { return s.MemoryPolicyStore.PutGrant(ctx, g) })
 }
 
 func (s *flakyStore) DeleteGrant(ctx context.Context, serverID, tool string) error {
-	if s.failWrites.Load() {
-		return errStoreDown
-	}
-	return s.MemoryPolicyStore.DeleteGrant(ctx, serverID, tool)
+	return s.write(func() error { return s.MemoryPolicyStore.DeleteGrant(ctx, serverID, tool) })
 }
 
 func (s *flakyStore) SetYolo(ctx context.Context, on bool) error {
-	if s.failWrites.Load() {
-		return errStoreDown
-	}
-	return s.MemoryPolicyStore.SetYolo(ctx, on)
+	return s.write(func() error { return s.MemoryPolicyStore.SetYolo(ctx, on) })
+}
+
+func (s *flakyStore) PutReadOnlyServer(ctx context.Context, r ReadOnlyServer) error {
+	return s.write(func() error { return s.MemoryPolicyStore.PutReadOnlyServer(ctx, r) })
+}
+
+func (s *flakyStore) DeleteReadOnlyServer(ctx context.Context, serverID string) error {
+	return s.write(func() error { return s.MemoryPolicyStore.DeleteReadOnlyServer(ctx, serverID) })
+}
+
+func (s *flakyStore) PutPrivateTool(ctx context.Context, p PrivateTool) error {
+	return s.write(func() error { return s.MemoryPolicyStore.PutPrivateTool(ctx, p) })
+}
+
+func (s *flakyStore) DeletePrivateTool(ctx context.Context, fingerprint, tool string) error {
+	return s.write(func() error { return s.MemoryPolicyStore.DeletePrivateTool(ctx, fingerprint, tool) })
 }
 
 // req returns a request for tool of server with fingerprint fp in conv,
@@ -111,6 +136,14 @@ func start(ctx context.Context, b *Broker, r Request) <-chan result {
 		o, err := b.Request(ctx, r)
 		ch <- result{o, err}
 	}()
+	return ch
+}
+
+// startWaiting starts b.Request(t.Context(), r) and, inside a synctest
+// bubble, waits until it blocks or returns.
+func startWaiting(t *testing.T, b *Broker, r Request) <-chan result {
+	ch := start(t.Context(), b, r)
+	synctest.Wait()
 	return ch
 }
 
@@ -157,25 +190,4 @@ func newTestBroker(t *testing.T, store PolicyStore) (*Broker, *recorder) {
 	}
 	rec.take()
 	return b, rec
-}
-
-func (s *flakyStore) ReadOnlyServers(ctx context.Context) ([]ReadOnlyServer, error) {
-	if s.failReads.Load() {
-		return nil, errStoreDown
-	}
-	return s.MemoryPolicyStore.ReadOnlyServers(ctx)
-}
-
-func (s *flakyStore) PutReadOnlyServer(ctx context.Context, r ReadOnlyServer) error {
-	if s.failWrites.Load() {
-		return errStoreDown
-	}
-	return s.MemoryPolicyStore.PutReadOnlyServer(ctx, r)
-}
-
-func (s *flakyStore) DeleteReadOnlyServer(ctx context.Context, serverID string) error {
-	if s.failWrites.Load() {
-		return errStoreDown
-	}
-	return s.MemoryPolicyStore.DeleteReadOnlyServer(ctx, serverID)
 }

@@ -14,8 +14,7 @@ func TestRevokeThenRequestAsksAgain(t *testing.T) {
 		b, rec := newTestBroker(t, nil)
 		defer b.Close()
 		first := req("a", "conv1", "s1", "t1", "fp1")
-		ch := start(t.Context(), b, first)
-		synctest.Wait()
+		ch := startWaiting(t, b, first)
 		if err := b.Decide(t.Context(), "a", AllowAlways); err != nil {
 			t.Fatalf("Decide: %v", err)
 		}
@@ -41,8 +40,7 @@ func TestRevokeThenRequestAsksAgain(t *testing.T) {
 		assertPolicy(t, b, policy(false))
 
 		third := req("c", "conv1", "s1", "t1", "fp1")
-		ch = start(t.Context(), b, third)
-		synctest.Wait()
+		ch = startWaiting(t, b, third)
 		if res, done := poll(ch); done {
 			t.Fatalf("call after Revoke resolved with %+v, want it waiting", res)
 		}
@@ -54,10 +52,8 @@ func TestYoloOnOff(t *testing.T) {
 		b, rec := newTestBroker(t, nil)
 		defer b.Close()
 		a, c := req("a", "conv1", "s1", "t1", "fp1"), req("c", "conv2", "s2", "t2", "fp2")
-		chA := start(t.Context(), b, a)
-		synctest.Wait()
-		chC := start(t.Context(), b, c)
-		synctest.Wait()
+		chA := startWaiting(t, b, a)
+		chC := startWaiting(t, b, c)
 		rec.take()
 
 		if err := b.SetYolo(t.Context(), true); err != nil {
@@ -93,8 +89,7 @@ func TestYoloOnOff(t *testing.T) {
 			t.Fatalf("SetYolo(false): %v", err)
 		}
 		assertPolicy(t, b, policy(false))
-		ch := start(t.Context(), b, req("e", "conv1", "s3", "t3", "fp3"))
-		synctest.Wait()
+		ch := startWaiting(t, b, req("e", "conv1", "s3", "t3", "fp3"))
 		if res, done := poll(ch); done {
 			t.Fatalf("call with yolo off resolved with %+v, want it waiting", res)
 		}
@@ -136,8 +131,7 @@ func TestServerChanged(t *testing.T) {
 			{req("d", "conv1", "s2", "t1", "fp1"), true},  // another server
 		}
 		for _, tt := range tests {
-			ch := start(t.Context(), b, tt.r)
-			synctest.Wait()
+			ch := startWaiting(t, b, tt.r)
 			res, done := poll(ch)
 			if done != tt.allowed || (done && !res.Outcome.Allowed) {
 				t.Errorf("call %s: done=%v %+v, want allowed=%v", tt.r.ID, done, res, tt.allowed)
@@ -206,61 +200,40 @@ func TestLoadFailure(t *testing.T) {
 // for: additions do not happen, removals happen in memory, and both report
 // the error.
 func TestStoreWriteFailure(t *testing.T) {
-	t.Run("allow_always", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			store := &flakyStore{}
-			b, _ := newTestBroker(t, store)
-			defer b.Close()
-			a, other := req("a", "conv1", "s1", "t1", "fp1"), req("b", "conv1", "s1", "t1", "fp1")
-			chA := start(t.Context(), b, a)
-			synctest.Wait()
-			chB := start(t.Context(), b, other)
-			synctest.Wait()
+	for _, tc := range []struct {
+		decision Decision
+		other    Request // waits for the same grant as a, or not
+	}{
+		{AllowAlways, req("b", "conv1", "s1", "t1", "fp1")},
+		{AllowAll, req("b", "conv1", "s2", "t2", "fp1")},
+	} {
+		t.Run(string(tc.decision), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store := &flakyStore{}
+				b, _ := newTestBroker(t, store)
+				defer b.Close()
+				a := req("a", "conv1", "s1", "t1", "fp1")
+				chA := startWaiting(t, b, a)
+				chB := startWaiting(t, b, tc.other)
 
-			store.failWrites.Store(true)
-			err := b.Decide(t.Context(), "a", AllowAlways)
-			if !errors.Is(err, ErrNotRemembered) || !errors.Is(err, errStoreDown) {
-				t.Errorf("Decide error = %v, want ErrNotRemembered wrapping errStoreDown", err)
-			}
-			synctest.Wait()
-			res, done := poll(chA)
-			if diff := cmp.Diff(result{Outcome: allowed(a, AllowAlways, ByUser)}, res); !done || diff != "" {
-				t.Errorf("decided call: done=%v, mismatch (-want +got):\n%s", done, diff)
-			}
-			if res, done := poll(chB); done {
-				t.Errorf("other call resolved with %+v, want it still waiting", res)
-			}
-			store.failWrites.Store(false)
-			assertPolicy(t, b, policy(false))
+				store.failWrites.Store(true)
+				err := b.Decide(t.Context(), "a", tc.decision)
+				if !errors.Is(err, ErrNotRemembered) || !errors.Is(err, errStoreDown) {
+					t.Errorf("Decide error = %v, want ErrNotRemembered wrapping errStoreDown", err)
+				}
+				synctest.Wait()
+				res, done := poll(chA)
+				if diff := cmp.Diff(result{Outcome: allowed(a, tc.decision, ByUser)}, res); !done || diff != "" {
+					t.Errorf("decided call: done=%v, mismatch (-want +got):\n%s", done, diff)
+				}
+				if res, done := poll(chB); done {
+					t.Errorf("other call resolved with %+v, want it still waiting", res)
+				}
+				store.failWrites.Store(false)
+				assertPolicy(t, b, policy(false))
+			})
 		})
-	})
-	t.Run("allow_all", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			store := &flakyStore{}
-			b, _ := newTestBroker(t, store)
-			defer b.Close()
-			a := req("a", "conv1", "s1", "t1", "fp1")
-			chA := start(t.Context(), b, a)
-			synctest.Wait()
-			chB := start(t.Context(), b, req("b", "conv1", "s2", "t2", "fp1"))
-			synctest.Wait()
-
-			store.failWrites.Store(true)
-			err := b.Decide(t.Context(), "a", AllowAll)
-			if !errors.Is(err, ErrNotRemembered) || !errors.Is(err, errStoreDown) {
-				t.Errorf("Decide error = %v, want ErrNotRemembered wrapping errStoreDown", err)
-			}
-			synctest.Wait()
-			if res, _ := poll(chA); !res.Outcome.Allowed {
-				t.Errorf("decided call = %+v, want allowed", res)
-			}
-			if res, done := poll(chB); done {
-				t.Errorf("other call resolved with %+v, want it still waiting", res)
-			}
-			store.failWrites.Store(false)
-			assertPolicy(t, b, policy(false))
-		})
-	})
+	}
 
 	tests := []struct {
 		name       string

@@ -54,8 +54,7 @@ func TestReadOnlyServer(t *testing.T) {
 		b, rec := newTestBroker(t, store)
 		defer b.Close()
 		ro := roReq("a", "s1", "read", "fp1", hints(yes, no))
-		chA := start(t.Context(), b, ro)
-		synctest.Wait()
+		chA := startWaiting(t, b, ro)
 		if res, done := poll(chA); done {
 			t.Fatalf("read-only tool ran unasked by default: %+v", res)
 		}
@@ -92,8 +91,7 @@ func TestReadOnlyServer(t *testing.T) {
 			roReq("f", "s2", "read", "fp2", hints(yes, no)),    // another server
 			roReq("g", "s1", "read", "fp-new", hints(yes, no)), // another program
 		} {
-			ch := start(t.Context(), b, r)
-			synctest.Wait()
+			ch := startWaiting(t, b, r)
 			if res, done := poll(ch); done {
 				t.Errorf("call %s (%+v) ran unasked: %+v", r.ID, r.Hints, res)
 			}
@@ -112,8 +110,7 @@ func TestReadOnlyServer(t *testing.T) {
 		if err := b.SetReadOnly(t.Context(), "s1", "", false); err != nil {
 			t.Fatal(err)
 		}
-		ch := start(t.Context(), b, roReq("h", "s1", "read", "fp1", hints(yes, no)))
-		synctest.Wait()
+		ch := startWaiting(t, b, roReq("h", "s1", "read", "fp1", hints(yes, no)))
 		if res, done := poll(ch); done {
 			t.Errorf("read-only call after turning it off ran unasked: %+v", res)
 		}

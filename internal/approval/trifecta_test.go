@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -9,27 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func (s *flakyStore) PrivateTools(ctx context.Context) ([]PrivateTool, error) {
-	if s.failReads.Load() {
-		return nil, errStoreDown
-	}
-	return s.MemoryPolicyStore.PrivateTools(ctx)
-}
-
-func (s *flakyStore) PutPrivateTool(ctx context.Context, p PrivateTool) error {
-	if s.failWrites.Load() {
-		return errStoreDown
-	}
-	return s.MemoryPolicyStore.PutPrivateTool(ctx, p)
-}
-
-func (s *flakyStore) DeletePrivateTool(ctx context.Context, fingerprint, tool string) error {
-	if s.failWrites.Load() {
-		return errStoreDown
-	}
-	return s.MemoryPolicyStore.DeletePrivateTool(ctx, fingerprint, tool)
-}
 
 func TestToolLegs(t *testing.T) {
 	openWorld := func(ow *bool) *ToolHints { return &ToolHints{OpenWorld: ow} }

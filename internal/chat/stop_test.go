@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // TestStopMidStreamKeepsPartial also shows crash safety: while the stream
@@ -25,7 +26,7 @@ func TestStopMidStreamKeepsPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mid store.Message
-	waitFor(t, "the partial reply in the database", func() bool {
+	timetest.WaitFor(t, 10*time.Second, "the partial reply in the database", func() bool {
 		ms := h.messages()
 		if len(ms) < 2 {
 			return false
@@ -77,7 +78,7 @@ func TestStopCancelsRunningToolCall(t *testing.T) {
 	if _, err := h.e.Send(context.Background(), h.conv.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the tool to run", func() bool {
+	timetest.WaitFor(t, 10*time.Second, "the tool to run", func() bool {
 		for _, ev := range h.rec.toolEvents() {
 			if ev.Status == ToolRunning {
 				return true

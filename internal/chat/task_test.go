@@ -6,11 +6,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // fakeTasks is a Tasks whose tasks the test ends: end lands the result
@@ -85,7 +87,7 @@ func TestTaskResultReachesTheModel(t *testing.T) {
 		t.Errorf("task start %+v", s)
 	}
 	// While the task runs, the conversation already answers the call.
-	waitFor(t, "the placeholder", func() bool {
+	timetest.WaitFor(t, 10*time.Second, "the placeholder", func() bool {
 		ms := h.messages()
 		return len(ms) == 3 && strings.Contains(ms[2].Content, "runs this call as a task (t-1)")
 	})

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
-	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 )
 
 // TestAskRefusesWhatNeedsTheWindow: during `ask`, a server that asks for
@@ -16,13 +13,7 @@ import (
 // requests; the turn goes on.
 func TestAskRefusesWhatNeedsTheWindow(t *testing.T) {
 	dir := t.TempDir()
-	ev := mcptest.NodeServer(t, "mcp-server-everything") // its directory also holds node
-	t.Setenv("PATH", filepath.Dir(ev)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(`{"mcpServers": {"everything": {"command": "mcp-server-everything", "args": ["stdio"]}}}`), 0o600)
-	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	importEverything(t, dir)
 	srv := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{
 		llmtest.Calls(llmtest.ToolCall{ID: "c1", Name: "everything__trigger-elicitation-request", Arguments: []string{`{}`}}),
 		llmtest.Calls(llmtest.ToolCall{ID: "c2", Name: "everything__trigger-sampling-request", Arguments: []string{`{"prompt":"a joke"}`}}),

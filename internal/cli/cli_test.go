@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -12,16 +11,6 @@ import (
 	"github.com/switchboard-app/switchboard/internal/paths"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
-
-// run runs a subcommand against a fresh data directory.
-func run(t *testing.T, dataDir, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	t.Setenv(paths.EnvDataDir, dataDir)
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "") // never touch a real keyring
-	var out, errb bytes.Buffer
-	code = Run(context.Background(), &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}, args)
-	return code, out.String(), errb.String()
-}
 
 func TestUnknownCommand(t *testing.T) {
 	code, _, stderr := run(t, t.TempDir(), "", "frobnicate")

@@ -1,31 +1,24 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
-	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 )
 
 // TestDoctorVerdicts is the issue's check: one good, one missing-command
 // and one crashing server each get the right verdict, and doctor exits
 // non-zero.
 func TestDoctorVerdicts(t *testing.T) {
-	memory := mcptest.NodeServer(t, "mcp-server-memory") // its directory also holds node
-	t.Setenv("PATH", filepath.Dir(memory)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	nodeOnPath(t, "mcp-server-memory")
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "claude_desktop_config.json")
-	os.WriteFile(cfg, []byte(`{"mcpServers": {
+	mustImport(t, dir, `{"mcpServers": {
 		"good": {"command": "mcp-server-memory", "env": {"MEMORY_FILE_PATH": "`+filepath.Join(dir, "mem.json")+`"}},
 		"ghost": {"command": "no-such-mcp-server-xyz"},
 		"crasher": {"command": "node", "args": ["-e", "console.error('fatal: cannot read /etc/crasher.toml'); process.exit(3)"]}
-	}}`), 0o600)
-	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	}}`)
 	code, out, _ := run(t, dir, "", "doctor")
 	if code == 0 {
 		t.Errorf("doctor exited 0 with two broken servers:\n%s", out)
@@ -47,14 +40,9 @@ func TestDoctorVerdicts(t *testing.T) {
 // that needs approval is denied (and the model told), unless --allow says
 // otherwise for this run.
 func TestAskDeniesWhenItCannotAsk(t *testing.T) {
-	memory := mcptest.NodeServer(t, "mcp-server-memory") // its directory also holds node
-	t.Setenv("PATH", filepath.Dir(memory)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	nodeOnPath(t, "mcp-server-memory")
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(`{"mcpServers": {"memory": {"command": "mcp-server-memory", "env": {"MEMORY_FILE_PATH": "`+filepath.Join(dir, "mem.json")+`"}}}}`), 0o600)
-	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	mustImport(t, dir, `{"mcpServers": {"memory": {"command": "mcp-server-memory", "env": {"MEMORY_FILE_PATH": "`+filepath.Join(dir, "mem.json")+`"}}}}`)
 	srv := llmtest.NewServer(t, nil) // echoes, and calls "use tool NAME {json}"
 
 	code, out, errOut := run(t, dir, "", "ask", "--base-url", srv.URL, "--model", "m", `use tool memory__read_graph {}`)

@@ -2,12 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,21 +21,15 @@ func TestServersReadOnly(t *testing.T) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "look", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
 			looked.Add(1)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "seen"}}}, nil, nil
+			return textResult("seen"), nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "wipe", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: new(true)}},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
 			wiped.Add(1)
 			return &mcp.CallToolResult{}, nil, nil
 		})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer hs.Close()
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"files":{"type":"http","url":%q}}}`, hs.URL)), 0o600)
-	if code, _, stderr := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: %s", stderr)
-	}
+	importHTTP(t, dir, "files", serveMCP(t, srv))
 	code, stdout, stderr := run(t, dir, "", "servers", "tools", "files")
 	if code != 0 || !strings.Contains(stdout, "HINTS") || !regexpLine(stdout, `look\s+true\s+read-only,closed-world`) || !regexpLine(stdout, `wipe\s+true\s+read-only,destructive`) {
 		t.Errorf("servers tools: %d\n%s%s", code, stdout, stderr)
@@ -77,15 +65,4 @@ func TestServersReadOnly(t *testing.T) {
 	if code, _, stderr := run(t, dir, "", "servers", "read-only", "files", "maybe"); code != 2 || !strings.Contains(stderr, "usage") {
 		t.Errorf("bad value: %d %q", code, stderr)
 	}
-}
-
-// regexpLine reports whether a line of s matches pattern.
-func regexpLine(s, pattern string) bool {
-	re := regexp.MustCompile(pattern)
-	for _, l := range strings.Split(s, "\n") {
-		if re.MatchString(l) {
-			return true
-		}
-	}
-	return false
 }

@@ -8,21 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
-	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 )
-
-// importEverything adds server-everything (stdio) as "everything" to the
-// data directory dir.
-func importEverything(t *testing.T, dir string) {
-	t.Helper()
-	ev := mcptest.NodeServer(t, "mcp-server-everything") // its directory also holds node
-	t.Setenv("PATH", filepath.Dir(ev)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(`{"mcpServers": {"everything": {"command": "mcp-server-everything", "args": ["stdio"]}}}`), 0o600)
-	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
-}
 
 // TestResourcesCommands: a script lists a server's resources and reads
 // one, fills in a template, and saves binary data only with -o.

@@ -2,11 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,16 +20,10 @@ func TestServersLogLevelAndLog(t *testing.T) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "say"}, func(ctx context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Logger: "t", Data: "quiet"})
 		req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "notice", Logger: "t", Data: "said it"})
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		return textResult("ok"), nil, nil
 	})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer hs.Close()
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"talker":{"type":"http","url":%q}}}`, hs.URL)), 0o600)
-	if code, _, stderr := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: %s", stderr)
-	}
+	importHTTP(t, dir, "talker", serveMCP(t, srv))
 	if code, _, stderr := run(t, dir, "", "servers", "log-level", "talker", "loud"); code != 1 || !strings.Contains(stderr, `unknown log level "loud"`) {
 		t.Errorf("a level that is none: %d %q", code, stderr)
 	}

@@ -41,18 +41,6 @@ func TestHelpTouchesNothing(t *testing.T) {
 	}
 }
 
-// importFile writes a Claude Desktop config into a new directory and
-// imports it into dataDir.
-func importConfig(t *testing.T, dataDir, json string) (code int, stdout, stderr string, file string) {
-	t.Helper()
-	file = filepath.Join(t.TempDir(), "claude_desktop_config.json")
-	if err := os.WriteFile(file, []byte(json), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr = run(t, dataDir, "", "servers", "import", file)
-	return code, stdout, stderr, file
-}
-
 // TestServersRemoveDisableEnable: a server that would crash the window can
 // be disabled, enabled and removed with no display, and nothing starts it.
 func TestServersRemoveDisableEnable(t *testing.T) {
@@ -270,13 +258,5 @@ func TestServersWorkloadIdentity(t *testing.T) {
 	}
 	if code, _, _ := run(t, dir, "", "servers", "workload-identity", "web"); code != 2 {
 		t.Errorf("workload-identity without a client ID: exit %d, want 2", code)
-	}
-}
-
-// mustImport imports config into the data directory dir, or fails the test.
-func mustImport(t *testing.T, dir, config string) {
-	t.Helper()
-	if code, out, errOut, _ := importConfig(t, dir, config); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
 	}
 }

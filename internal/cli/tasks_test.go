@@ -3,10 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,13 +24,7 @@ func TestTasksFromTheCommandLine(t *testing.T) {
 	hs := httptest.NewServer(ts.Handler())
 	t.Cleanup(hs.Close)
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"jobs":{"type":"http","url":%q}}}`, hs.URL)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, _, stderr := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: %s", stderr)
-	}
+	importHTTP(t, dir, "jobs", hs.URL)
 	if code, stdout, _ := run(t, dir, "", "tasks"); code != 0 || !strings.Contains(stdout, "no running tasks") {
 		t.Fatalf("tasks before any: %d %q", code, stdout)
 	}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -50,15 +48,8 @@ func TestServersToolsSchema(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer hs.Close()
-
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(`{"mcpServers": {"shop": {"url": "`+hs.URL+`"}}}`), 0o600)
-	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+	mustImport(t, dir, `{"mcpServers": {"shop": {"url": "`+serveMCP(t, srv)+`"}}}`)
 
 	code, out, errOut := run(t, dir, "", "servers", "tools")
 	if code != 0 || !strings.Contains(out, "SERVER") || !strings.Contains(out, "shop    order  true     -      Places an order.\n") {

@@ -2,11 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,29 +20,20 @@ import (
 func TestAskToolSearch(t *testing.T) {
 	var forecasts atomic.Int32
 	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
-	text := func(s string) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-	}
 	type city struct {
 		City string `json:"city"`
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "weather_forecast", Description: "Get the weather forecast for a city for the next days."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in city) (*mcp.CallToolResult, any, error) {
 			forecasts.Add(1)
-			return text("rain in " + in.City), nil, nil
+			return textResult("rain in " + in.City), nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "notes", Description: "Read the user's notes."},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
-			return text("notes"), nil, nil
+			return textResult("notes"), nil, nil
 		})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer hs.Close()
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"web":{"type":"http","url":%q}}}`, hs.URL)), 0o600)
-	if code, _, stderr := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: %s", stderr)
-	}
+	importHTTP(t, dir, "web", serveMCP(t, srv))
 
 	if code, stdout, _ := run(t, dir, "", "settings"); code != 0 || !regexpLine(stdout, `^tool-search\s+auto$`) ||
 		!regexpLine(stdout, `^tool-search-tools\s+64$`) || !regexpLine(stdout, `^tool-search-kb\s+24$`) {

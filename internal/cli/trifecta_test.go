@@ -3,10 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -24,30 +20,21 @@ import (
 func TestAskTrifectaGuard(t *testing.T) {
 	var posts atomic.Int32
 	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
-	text := func(s string) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "notes", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
-			return text("my diary"), nil, nil
+			return textResult("my diary"), nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "fetch", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
-			return text("a web page"), nil, nil
+			return textResult("a web page"), nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "post"},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
 			posts.Add(1)
-			return text("posted"), nil, nil
+			return textResult("posted"), nil, nil
 		})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer hs.Close()
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"web":{"type":"http","url":%q}}}`, hs.URL)), 0o600)
-	if code, _, stderr := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: %s", stderr)
-	}
+	importHTTP(t, dir, "web", serveMCP(t, srv))
 	if code, stdout, stderr := run(t, dir, "", "servers", "private", "web", "notes", "on"); code != 0 || !strings.Contains(stdout, "marked private") {
 		t.Fatalf("private on: %d %q %q", code, stdout, stderr)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/paths"
 	"github.com/switchboard-app/switchboard/internal/store"
 )
@@ -17,16 +16,11 @@ import (
 // (its policy's <meta> tag first, the policy on stderr), and audits what
 // views called; mistakes say what to do.
 func TestViewsCommands(t *testing.T) {
-	n := mcptest.Node(t, "mcp-server-basic-vanillajs", "mcp-system-monitor-server")
-	t.Setenv("PATH", n.Bin+string(os.PathListSeparator)+os.Getenv("PATH")) // node, and the servers' commands
+	nodeOnPath(t, "mcp-server-basic-vanillajs", "mcp-system-monitor-server")
 	dir := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	os.WriteFile(cfg, []byte(`{"mcpServers": {
+	mustImport(t, dir, `{"mcpServers": {
 		"clock": {"command": "mcp-server-basic-vanillajs", "args": ["--stdio"]},
-		"monitor": {"command": "mcp-system-monitor-server", "args": ["--stdio"]}}}`), 0o600)
-	if code, out, errOut := run(t, dir, "", "servers", "import", cfg); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-	}
+		"monitor": {"command": "mcp-system-monitor-server", "args": ["--stdio"]}}}`)
 
 	code, out, errOut := run(t, dir, "", "views", "list")
 	if code != 0 {

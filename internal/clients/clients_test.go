@@ -15,36 +15,19 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
-
-// A clock is a time tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // newTest returns a Registry over a fresh database file, with a clock
 // that starts now.
-func newTest(t *testing.T, opts *Options) (*Registry, *store.Store, *clock) {
+func newTest(t *testing.T, opts *Options) (*Registry, *store.Store, *timetest.Clock) {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "switchboard.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	clk := &clock{t: time.Now().Truncate(time.Millisecond)}
+	clk := timetest.New(time.Now().Truncate(time.Millisecond))
 	if opts == nil {
 		opts = &Options{}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // viewUser plays the user at the window: it keeps every event and answers
@@ -371,7 +372,7 @@ func TestAppViewEndsWithItsTool(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{}, nil, nil
 		})
-	waitUntil(t, "the changed poll", func() bool {
+	timetest.WaitFor(t, 20*time.Second, "the changed poll", func() bool {
 		t, ok := svc.serverTool("views", "poll")
 		return ok && t.Description == "Polls more."
 	})

@@ -34,6 +34,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // userAtWindow plays the user in front of the window: it records every
@@ -401,7 +402,7 @@ func TestTaskInputRequiredAsksTheUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec store.Task
-	waitUntil(t, "the task", func() bool {
+	timetest.WaitFor(t, 20*time.Second, "the task", func() bool {
 		list, _ := svc.Tasks.List(t.Context(), store.TaskFilter{})
 		if len(list) == 1 {
 			rec = list[0]
@@ -436,7 +437,7 @@ func TestAnswersAreCheckedBeforeTheyGo(t *testing.T) {
 		done <- ans
 	}()
 	var r *elicit.Request
-	waitUntil(t, "the request", func() bool {
+	timetest.WaitFor(t, 20*time.Second, "the request", func() bool {
 		if p := svc.PendingElicitations(); len(p) == 1 {
 			r = p[0]
 		}
@@ -474,7 +475,7 @@ func TestSamplingStormIsRefused(t *testing.T) {
 		_, err := svc.asks.askCompletion(t.Context(), "s1", p, chat.CallOrigin{})
 		first <- err
 	}()
-	waitUntil(t, "the first request", func() bool { return len(svc.PendingSamplings()) == 1 })
+	timetest.WaitFor(t, 20*time.Second, "the first request", func() bool { return len(svc.PendingSamplings()) == 1 })
 	if _, err := svc.asks.askCompletion(t.Context(), "s1", p, chat.CallOrigin{}); err == nil || !strings.Contains(err.Error(), "too many of this server's requests") {
 		t.Fatalf("second while the first waits: %v", err)
 	}

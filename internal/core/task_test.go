@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // TestTaskSurvivesRestart: a tool call the server runs as a task is
@@ -56,7 +57,7 @@ func TestTaskSurvivesRestart(t *testing.T) {
 		t.Fatal("no task was created")
 	}
 	var rec store.Task
-	waitUntil(t, "the task's record", func() bool {
+	timetest.WaitFor(t, 20*time.Second, "the task's record", func() bool {
 		list, _ := svc.Tasks.List(ctx, store.TaskFilter{Active: true})
 		if len(list) == 1 {
 			rec = list[0]
@@ -105,18 +106,6 @@ func TestTaskSurvivesRestart(t *testing.T) {
 	call, err := c2.Store.ToolCallRecord(ctx, rec.ToolCallID)
 	if err != nil || call.Status != store.CallDone || !strings.Contains(string(call.Result), "done: report") {
 		t.Fatalf("audit record %+v, %v", call, err)
-	}
-}
-
-// waitUntil polls cond until it holds or 20 s pass.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

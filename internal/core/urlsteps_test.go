@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/eventtest"
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // shownElicitations returns what the window showed, in order, as
@@ -226,7 +227,7 @@ func TestCompletionOfAnElicitation(t *testing.T) {
 	}
 	pending := func() *elicit.Request {
 		var r *elicit.Request
-		waitUntil(t, "the dialog", func() bool {
+		timetest.WaitFor(t, 20*time.Second, "the dialog", func() bool {
 			if p := a.elicit.Pending(); len(p) == 1 {
 				r = p[0]
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-app/switchboard/internal/boundedio"
 	"github.com/switchboard-app/switchboard/internal/logbuf"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
@@ -243,26 +244,12 @@ func (c *commandServer) lookPath(t *serverconf.CommandTool, program string) (str
 		t.Name, program, c.pathList, program)
 }
 
-// A capBuffer keeps the first limit bytes written to it and counts all.
-type capBuffer struct {
-	buf   []byte
-	limit int
-	total int64
-}
-
-func (b *capBuffer) Write(p []byte) (int, error) {
-	b.total += int64(len(p))
-	if room := b.limit - len(b.buf); room > 0 {
-		b.buf = append(b.buf, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-// text is what was kept, as UTF-8, with a note when some was cut.
-func (b *capBuffer) text(what string) string {
-	s := strings.ToValidUTF8(string(b.buf), "\uFFFD")
-	if b.total > int64(len(b.buf)) {
-		s += fmt.Sprintf("\n[%s cut: the first %s of %s]", what, byteSize(int64(len(b.buf))), byteSize(b.total))
+// cutText is what b kept, as UTF-8, with a note when some of what (the
+// output, stderr) was cut.
+func cutText(b *boundedio.Buffer, what string) string {
+	s := strings.ToValidUTF8(b.String(), "\uFFFD")
+	if b.Cut() {
+		s += fmt.Sprintf("\n[%s cut: the first %s of %s]", what, byteSize(int64(len(b.Bytes()))), byteSize(b.Total()))
 	}
 	return s
 }
@@ -281,8 +268,8 @@ func byteSize(n int64) string {
 // own, with stdin empty, for at most the tool's timeout; the end of ctx
 // kills the group.
 func (c *commandServer) run(ctx context.Context, t *serverconf.CommandTool, path string, argv []string) *mcp.CallToolResult {
-	stdout := &capBuffer{limit: t.Limit()}
-	stderr := &capBuffer{limit: maxRunStderr}
+	stdout := &boundedio.Buffer{Limit: t.Limit()}
+	stderr := &boundedio.Buffer{Limit: maxRunStderr}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Args[0] = argv[0]
 	cmd.Env = c.env
@@ -322,11 +309,11 @@ func (c *commandServer) run(ctx context.Context, t *serverconf.CommandTool, path
 	group.cleanup(c.grace) // what it left behind in its group
 	took := time.Since(start).Round(time.Millisecond)
 
-	if stderr.total > 0 {
+	if stderr.Total() > 0 {
 		w := c.ring.Writer()
-		w.Write(stderr.buf)
-		if stderr.total > int64(len(stderr.buf)) {
-			fmt.Fprintf(w, "\n%s%s: stderr cut at %s of %s", markerPrefix, t.Name, byteSize(int64(len(stderr.buf))), byteSize(stderr.total))
+		w.Write(stderr.Bytes())
+		if stderr.Cut() {
+			fmt.Fprintf(w, "\n%s%s: stderr cut at %s of %s", markerPrefix, t.Name, byteSize(int64(len(stderr.Bytes()))), byteSize(stderr.Total()))
 		}
 		w.Close()
 	}
@@ -340,22 +327,22 @@ func (c *commandServer) run(ctx context.Context, t *serverconf.CommandTool, path
 		level = logbuf.LevelWarn
 	}
 	note := ""
-	if stdout.total > int64(len(stdout.buf)) {
-		note = fmt.Sprintf(", cut at %s", byteSize(int64(len(stdout.buf))))
+	if stdout.Cut() {
+		note = fmt.Sprintf(", cut at %s", byteSize(int64(len(stdout.Bytes()))))
 	}
 	switch why {
 	case "timed out":
-		c.ring.AppendLevel(level, fmt.Sprintf("%s%s: timed out after %s; killed its process group (%s), %s of output%s", markerPrefix, t.Name, timeout, status, byteSize(stdout.total), note))
+		c.ring.AppendLevel(level, fmt.Sprintf("%s%s: timed out after %s; killed its process group (%s), %s of output%s", markerPrefix, t.Name, timeout, status, byteSize(stdout.Total()), note))
 		return failure(fmt.Sprintf("%s timed out after %s and was stopped, with everything it started; a longer timeout can be set in the tool's settings.", argv[0], timeout), stdout, stderr)
 	case "cancelled":
 		c.ring.AppendLevel(level, fmt.Sprintf("%s%s: cancelled after %s; killed its process group", markerPrefix, t.Name, took))
 		return cmdError("cancelled: %s was stopped after %s", argv[0], took)
 	}
-	c.ring.AppendLevel(level, fmt.Sprintf("%s%s: %s in %s, %s of output%s", markerPrefix, t.Name, status, took, byteSize(stdout.total), note))
+	c.ring.AppendLevel(level, fmt.Sprintf("%s%s: %s in %s, %s of output%s", markerPrefix, t.Name, status, took, byteSize(stdout.Total()), note))
 	if code != 0 {
 		return failure(fmt.Sprintf("%s ended with %s after %s.", argv[0], status, took), stdout, stderr)
 	}
-	out := stdout.text("output")
+	out := cutText(stdout, "output")
 	if out == "" {
 		out = "(no output)"
 	}
@@ -364,18 +351,18 @@ func (c *commandServer) run(ctx context.Context, t *serverconf.CommandTool, path
 
 // failure is the result of a run that failed: what happened, its stderr
 // and its output, each cut.
-func failure(head string, stdout, stderr *capBuffer) *mcp.CallToolResult {
+func failure(head string, stdout, stderr *boundedio.Buffer) *mcp.CallToolResult {
 	var b strings.Builder
 	b.WriteString(head)
-	if stderr.total > 0 {
+	if stderr.Total() > 0 {
 		b.WriteString("\nstderr:\n")
-		b.WriteString(stderr.text("stderr"))
+		b.WriteString(cutText(stderr, "stderr"))
 	} else {
 		b.WriteString(" It wrote nothing to stderr.")
 	}
-	if stdout.total > 0 {
+	if stdout.Total() > 0 {
 		b.WriteString("\noutput:\n")
-		b.WriteString(stdout.text("output"))
+		b.WriteString(cutText(stdout, "output"))
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 func TestRootURI(t *testing.T) {
@@ -96,7 +97,7 @@ func TestRoots(t *testing.T) {
 
 	cfg.Roots = []string{a}
 	m.Update(cfg) // reconnects: the capability is declared at connect
-	waitUntil(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.caps) == 2 })
+	timetest.WaitFor(t, 10*time.Second, "a second session", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.caps) == 2 })
 	if st := waitState(t, m, "r", 10*time.Second, StateConnected); st.State != StateConnected {
 		t.Fatal(st)
 	}
@@ -106,15 +107,15 @@ func TestRoots(t *testing.T) {
 
 	cfg.Roots = []string{a, b}
 	m.Update(cfg) // list_changed, same session
-	waitUntil(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.changed > 0 })
-	waitUntil(t, func() bool { return len(r.list(t)) == 2 })
+	timetest.WaitFor(t, 10*time.Second, "roots/list_changed", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.changed > 0 })
+	timetest.WaitFor(t, 10*time.Second, "two roots", func() bool { return len(r.list(t)) == 2 })
 	cfg.Roots = []string{b}
 	m.Update(cfg)
-	waitUntil(t, func() bool { return slices.Equal(r.list(t), []string{filepath.Base(b) + " " + rootURI(b)}) })
+	timetest.WaitFor(t, 10*time.Second, "root b alone", func() bool { return slices.Equal(r.list(t), []string{filepath.Base(b) + " " + rootURI(b)}) })
 
 	cfg.Roots = nil
 	m.Update(cfg) // reconnects without the capability
-	waitUntil(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.caps) == 3 })
+	timetest.WaitFor(t, 10*time.Second, "a third session", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.caps) == 3 })
 	r.mu.Lock()
 	caps := slices.Clone(r.caps)
 	r.mu.Unlock()
@@ -124,18 +125,6 @@ func TestRoots(t *testing.T) {
 	// The two changes within the session came as notifications, not reconnects.
 	if n := len(caps); n != 3 {
 		t.Errorf("%d sessions, want 3", n)
-	}
-}
-
-// waitUntil waits up to 10 s for cond.
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -211,7 +200,7 @@ func TestEverythingRoots(t *testing.T) {
 	m.Add(cfg)
 	waitState(t, m, "ev", 30*time.Second, StateConnected)
 	ring := m.Stderr("ev")
-	waitUntil(t, func() bool {
+	timetest.WaitFor(t, 10*time.Second, "the server to log its roots", func() bool {
 		return slices.ContainsFunc(ring.Lines(0, 0), func(l logLine) bool {
 			return l.Text == "[info] everything-server: Roots updated: 1 root(s) received from client"
 		})

@@ -21,25 +21,8 @@ import (
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-app/switchboard/internal/mcpserve"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
-
-// A clock is a settable time for the registry's expiries.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // A fixture is a Server over a fresh database, a chat engine answered by
 // a fake provider, and what the server emits.
@@ -49,7 +32,7 @@ type fixture struct {
 	reg   *clients.Registry
 	srv   *mcpserve.Server
 	llm   *llmtest.Server
-	clock *clock
+	clock *timetest.Clock
 	rec   *eventtest.Recorder
 }
 
@@ -60,7 +43,7 @@ func newFixture(t *testing.T, tune func(*mcpserve.Options)) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	f := &fixture{t: t, st: st, clock: &clock{t: time.Now()}, rec: &eventtest.Recorder{}}
+	f := &fixture{t: t, st: st, clock: timetest.New(time.Now()), rec: &eventtest.Recorder{}}
 	f.reg = clients.NewWith(st, &clients.Options{Now: f.clock.Now})
 	f.llm = llmtest.NewServer(t, nil)
 	eng := chat.NewEngine(&chat.Options{Store: st, Provider: func(ctx context.Context, _ string) (*llm.Client, string, error) {
@@ -284,18 +267,6 @@ func (f *fixture) audit() []clients.AuditEntry {
 		list[i], list[j] = list[j], list[i]
 	}
 	return list
-}
-
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // served waits for ServeStdio's end.

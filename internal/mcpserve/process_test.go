@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/providers"
 	"github.com/switchboard-app/switchboard/internal/secrets"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // A window is a data directory with the window's services open on it, a
@@ -238,7 +239,7 @@ func TestServeProcessRefusesAndEnds(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatalf("mcp serve still runs after the revoke; stderr:\n%s", stderr)
 	}
-	waitFor(t, "the message on stderr", func() bool { return strings.Contains(stderr.String(), "revoked") })
+	timetest.WaitFor(t, 10*time.Second, "the message on stderr", func() bool { return strings.Contains(stderr.String(), "revoked") })
 }
 
 // mcpdo drives the MCP Inspector's command-line client (mcpdo, from

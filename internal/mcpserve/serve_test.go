@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/clients"
 	"github.com/switchboard-app/switchboard/internal/mcpserve"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // A client sees the four tools, and exactly the conversations shared with
@@ -185,7 +186,7 @@ func TestExpiredGrant(t *testing.T) {
 	if len(list.Conversations) != 1 || list.Conversations[0].ExpiresAt == "" {
 		t.Fatalf("before expiry: %+v", list)
 	}
-	f.clock.advance(2 * time.Hour)
+	f.clock.Add(2 * time.Hour)
 	c.ok(t, "list_conversations", nil, &list)
 	if len(list.Conversations) != 0 {
 		t.Errorf("after expiry the conversation is still listed: %+v", list)
@@ -421,12 +422,12 @@ func TestSubscriptionsFollowGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.st.AppendMessage(context.Background(), store.Message{ConversationID: conv.ID, Role: store.RoleAssistant, Content: "two"})
-	waitFor(t, "the update", func() bool { return slices.Contains(c.notifications(), "updated "+uri) })
+	timetest.WaitFor(t, 10*time.Second, "the update", func() bool { return slices.Contains(c.notifications(), "updated "+uri) })
 
 	if err := f.reg.Ungrant(context.Background(), cl.ID, conv.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "list_changed", func() bool { return slices.Contains(c.notifications(), "list_changed") })
+	timetest.WaitFor(t, 10*time.Second, "list_changed", func() bool { return slices.Contains(c.notifications(), "list_changed") })
 	before := len(c.notifications())
 	f.st.AppendMessage(context.Background(), store.Message{ConversationID: conv.ID, Role: store.RoleUser, Content: "three"})
 	time.Sleep(300 * time.Millisecond) // several polls

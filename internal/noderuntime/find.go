@@ -1,7 +1,6 @@
 package noderuntime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-app/switchboard/internal/boundedio"
 )
 
 // versionTimeout bounds "node --version". A first start of a binary can be
@@ -211,7 +212,7 @@ func nodeVersion(ctx context.Context, node, pathList string) (version, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--version")
 	cmd.Env = versionEnv(node, pathList)
-	out := &boundedBuffer{max: maxVersionOutput}
+	out := &boundedio.Buffer{Limit: maxVersionOutput}
 	cmd.Stdout = out
 	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
@@ -306,22 +307,6 @@ func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
-
-// A boundedBuffer keeps the first max bytes written to it and drops the
-// rest, still reporting them written so the writer is not stopped.
-type boundedBuffer struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (b *boundedBuffer) String() string { return b.buf.String() }
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -39,6 +39,22 @@ func fetchNPM(t *testing.T, data, v, engines string) {
 	writeTestFile(t, filepath.Join(dir, "package.json"), `{"name":"npm","engines":{"node":"`+engines+`"}}`, 0o644)
 }
 
+// systemNode is what Find reports for installNode(t, prefix, v, "cli").
+func systemNode(prefix, v string) Node {
+	return Node{Path: filepath.Join(prefix, "bin", "node"), Version: v, Source: SourceSystem,
+		NPM: filepath.Join(prefix, "lib", "node_modules", "npm", "bin", "npm-cli.js")}
+}
+
+// fetchedNode is what Find reports for fetchNode(t, data, v) with the npm
+// of fetchNPM(t, data, npm, ...); npm "" means none fits.
+func fetchedNode(data, v, npm string) Node {
+	n := Node{Path: filepath.Join(data, "runtime", "node", v, "bin", "node"), Version: v, Source: SourceSwitchboard}
+	if npm != "" {
+		n.NPM = filepath.Join(data, "runtime", "npm", npm, "bin", "npm-cli.js")
+	}
+	return n
+}
+
 func TestFind(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -54,8 +70,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{PathList: filepath.Join(root, "sys", "bin")}
 			},
 			want: func(root, _ string) Node {
-				return Node{Path: filepath.Join(root, "sys", "bin", "node"), Version: "22.1.0", Source: SourceSystem,
-					NPM: filepath.Join(root, "sys", "lib", "node_modules", "npm", "bin", "npm-cli.js")}
+				return systemNode(filepath.Join(root, "sys"), "22.1.0")
 			},
 		},
 		{
@@ -66,8 +81,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{PathList: filepath.Join(root, "a", "bin") + ":" + filepath.Join(root, "b", "bin")}
 			},
 			want: func(root, _ string) Node {
-				return Node{Path: filepath.Join(root, "a", "bin", "node"), Version: "20.3.0", Source: SourceSystem,
-					NPM: filepath.Join(root, "a", "lib", "node_modules", "npm", "bin", "npm-cli.js")}
+				return systemNode(filepath.Join(root, "a"), "20.3.0")
 			},
 		},
 		{
@@ -82,8 +96,7 @@ func TestFind(t *testing.T) {
 					filepath.Join(root, "noexec", "bin"), filepath.Join(root, "good", "bin")}, ":")}
 			},
 			want: func(root, _ string) Node {
-				return Node{Path: filepath.Join(root, "good", "bin", "node"), Version: "22.2.0", Source: SourceSystem,
-					NPM: filepath.Join(root, "good", "lib", "node_modules", "npm", "bin", "npm-cli.js")}
+				return systemNode(filepath.Join(root, "good"), "22.2.0")
 			},
 		},
 		{
@@ -95,8 +108,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{PathList: filepath.Join(root, "sys", "bin")}
 			},
 			want: func(_, data string) Node {
-				return Node{Path: filepath.Join(data, "runtime", "node", "22.10.0", "bin", "node"), Version: "22.10.0",
-					Source: SourceSwitchboard, NPM: filepath.Join(data, "runtime", "npm", "11.0.0", "bin", "npm-cli.js")}
+				return fetchedNode(data, "22.10.0", "11.0.0")
 			},
 		},
 		{
@@ -108,8 +120,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{PathList: filepath.Join(root, "sys", "bin")}
 			},
 			want: func(_, data string) Node {
-				return Node{Path: filepath.Join(data, "runtime", "node", "22.10.0", "bin", "node"), Version: "22.10.0",
-					Source: SourceSwitchboard, NPM: filepath.Join(data, "runtime", "npm", "11.0.0", "bin", "npm-cli.js")}
+				return fetchedNode(data, "22.10.0", "11.0.0")
 			},
 		},
 		{
@@ -135,8 +146,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{}
 			},
 			want: func(_, data string) Node {
-				return Node{Path: filepath.Join(data, "runtime", "node", "22.10.0", "bin", "node"), Version: "22.10.0",
-					Source: SourceSwitchboard, NPM: filepath.Join(data, "runtime", "npm", "11.0.0", "bin", "npm-cli.js")}
+				return fetchedNode(data, "22.10.0", "11.0.0")
 			},
 		},
 		{
@@ -147,7 +157,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{}
 			},
 			want: func(_, data string) Node {
-				return Node{Path: filepath.Join(data, "runtime", "node", "22.1.0", "bin", "node"), Version: "22.1.0", Source: SourceSwitchboard}
+				return fetchedNode(data, "22.1.0", "")
 			},
 		},
 		{
@@ -202,8 +212,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{PathList: filepath.Join(root, "path", "bin"), places: []string{filepath.Join(root, "nvm", "bin")}}
 			},
 			want: func(root, _ string) Node {
-				return Node{Path: filepath.Join(root, "nvm", "bin", "node"), Version: "22.3.0", Source: SourceSystem,
-					NPM: filepath.Join(root, "nvm", "lib", "node_modules", "npm", "bin", "npm-cli.js")}
+				return systemNode(filepath.Join(root, "nvm"), "22.3.0")
 			},
 		},
 	} {

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-app/switchboard/internal/mcpconn"
 	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 // TestDrillHostileServer runs a server that does all of issue 12's item 8
@@ -109,13 +110,13 @@ func TestDrillHostileServer(t *testing.T) {
 		t.Errorf("a progress message of %d bytes was passed on", longest)
 	}
 	ring := a.svc.Manager.Stderr("hostile")
-	waitFor(t, "the server to see the call cancelled", 10*time.Second, func() bool {
+	timetest.WaitFor(t, 10*time.Second, "the server to see the call cancelled", func() bool {
 		return slices.ContainsFunc(ring.Lines(0, 0), func(l logLine) bool { return strings.HasPrefix(l.Text, "forever: cancelled") })
 	})
 
 	// The storm: at most one re-list every 500 ms.
 	var stormLine string
-	waitFor(t, "the storm to end", 30*time.Second, func() bool {
+	timetest.WaitFor(t, 30*time.Second, "the storm to end", func() bool {
 		for _, l := range ring.Lines(0, 0) {
 			if strings.HasPrefix(l.Text, "storm: done") {
 				stormLine = l.Text

@@ -17,24 +17,13 @@ import (
 	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
 	"github.com/switchboard-app/switchboard/internal/serverconf"
 	"github.com/switchboard-app/switchboard/internal/store"
+	"github.com/switchboard-app/switchboard/internal/timetest"
 )
 
 type logLine = logbuf.Line
 
 func call(id, name, args string) llmtest.Reply {
 	return llmtest.Calls(llmtest.ToolCall{ID: id, Name: name, Arguments: []string{args}})
-}
-
-// waitFor polls cond until it holds or the time is up.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // waitRunning waits until a call of tool runs.
@@ -168,7 +157,7 @@ func TestDrillHangingTool(t *testing.T) {
 		t.Errorf("the model was told %q", told)
 	}
 	ring := a.svc.Manager.Stderr("drill")
-	waitFor(t, "the server to log the cancellation", 10*time.Second, func() bool {
+	timetest.WaitFor(t, 10*time.Second, "the server to log the cancellation", func() bool {
 		return slices.ContainsFunc(ring.Lines(0, 0), func(l logLine) bool { return l.Text == "wait-cancel: cancelled by the client" })
 	})
 
@@ -233,7 +222,7 @@ func TestDrillMisbehavingServers(t *testing.T) {
 		t.Errorf("a call during the flood: %v", err)
 	}
 	ring := a.svc.Manager.Stderr("flood")
-	waitFor(t, "the flood to end", 60*time.Second, func() bool {
+	timetest.WaitFor(t, 60*time.Second, "the flood to end", func() bool {
 		return slices.ContainsFunc(ring.Lines(0, 0), func(l logLine) bool { return l.Text == "flood done" })
 	})
 	lines, bytes := ring.Size()

@@ -29,20 +29,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/switchboard-app/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-app/switchboard/test/internal/testcmd"
 )
 
-func main() {
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, stop); err != nil {
-		fmt.Fprintln(os.Stderr, "fakeprovider:", err)
-		os.Exit(1)
-	}
-}
+func main() { testcmd.Main("fakeprovider", run) }
 
 // run serves until stop receives.
 func run(args []string, stdout io.Writer, stop <-chan os.Signal) error {

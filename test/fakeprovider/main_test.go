@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-app/switchboard/test/internal/testcmd"
 )
 
 func TestRunServesScript(t *testing.T) {
@@ -15,15 +16,7 @@ func TestRunServesScript(t *testing.T) {
 	if err := os.WriteFile(script, []byte(`{"models":["scripted"],"replies":[{"content":["Hi"]}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, w := io.Pipe()
-	stop := make(chan os.Signal, 1)
-	done := make(chan error, 1)
-	go func() { done <- run([]string{"-addr", "127.0.0.1:0", "-script", script}, w, stop) }()
-	url, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	url = strings.TrimSpace(url)
+	url := testcmd.Start(t, run, "-addr", "127.0.0.1:0", "-script", script)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/v1") {
 		t.Fatalf("first line %q is not a base URL", url)
 	}
@@ -35,10 +28,6 @@ func TestRunServesScript(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(b), `"id":"scripted"`) {
 		t.Errorf("models = %s", b)
-	}
-	stop <- os.Interrupt
-	if err := <-done; err != nil {
-		t.Errorf("run: %v", err)
 	}
 }
 

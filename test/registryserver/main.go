@@ -21,25 +21,15 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
-	"time"
 
+	"github.com/switchboard-app/switchboard/test/internal/testcmd"
 	"github.com/switchboard-app/switchboard/test/registryserver/registry"
 )
 
-func main() {
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, stop); err != nil {
-		fmt.Fprintln(os.Stderr, "registryserver:", err)
-		os.Exit(1)
-	}
-}
+func main() { testcmd.Main("registryserver", run) }
 
 // run serves until stop receives.
 func run(args []string, stdout io.Writer, stop <-chan os.Signal) error {
@@ -56,20 +46,8 @@ func run(args []string, stdout io.Writer, stop <-chan os.Signal) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", *addr, err)
-	}
-	srv := &http.Server{Handler: registry.NewHandler(entries, nil), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
-	select {
-	case <-stop:
-		return srv.Close()
-	case err := <-done:
-		return err
-	}
+	return testcmd.Serve(*addr, registry.NewHandler(entries, nil), stdout, stop,
+		func(a net.Addr) string { return "http://" + a.String() })
 }
 
 // defaultData is testdata/servers.json beside this source file, when the

@@ -1,25 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-app/switchboard/test/internal/testcmd"
 )
 
 func TestRunServesTheFixture(t *testing.T) {
-	out, w := io.Pipe()
-	stop := make(chan os.Signal, 1)
-	done := make(chan error, 1)
-	go func() { done <- run([]string{"-addr", "127.0.0.1:0"}, w, stop) }()
-	base, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	base = strings.TrimSpace(base)
+	base := testcmd.Start(t, run, "-addr", "127.0.0.1:0")
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("first line %q is not a base URL", base)
 	}
@@ -32,10 +25,6 @@ func TestRunServesTheFixture(t *testing.T) {
 	if !strings.Contains(string(b), `"name":"io.github.modelcontextprotocol/server-sequential-thinking"`) ||
 		!strings.Contains(string(b), `"count":1`) {
 		t.Errorf("search = %s", b)
-	}
-	stop <- os.Interrupt
-	if err := <-done; err != nil {
-		t.Errorf("run: %v", err)
 	}
 }
 

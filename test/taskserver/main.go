@@ -16,30 +16,19 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/switchboard-app/switchboard/internal/mcpconn/mcptest"
+	"github.com/switchboard-app/switchboard/test/internal/testcmd"
 )
 
-func main() {
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, stop); err != nil {
-		fmt.Fprintln(os.Stderr, "taskserver:", err)
-		os.Exit(1)
-	}
-}
+func main() { testcmd.Main("taskserver", run) }
 
 // run serves until stop receives.
 func run(args []string, stdout io.Writer, stop <-chan os.Signal) error {
@@ -70,25 +59,6 @@ func run(args []string, stdout io.Writer, stop <-chan os.Signal) error {
 		json.NewEncoder(w).Encode(ts.Tasks())
 	})
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", *addr, err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "listening on http://%s/mcp\n", ln.Addr())
-
-	select {
-	case err := <-served:
-		return fmt.Errorf("serving: %w", err)
-	case <-stop:
-	}
-	// Open event streams keep Shutdown waiting; cut them after a while.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		srv.Close()
-	}
-	return nil
+	return testcmd.Serve(*addr, mux, stdout, stop,
+		func(a net.Addr) string { return "listening on http://" + a.String() + "/mcp" })
 }

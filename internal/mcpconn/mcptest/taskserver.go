@@ -209,6 +209,9 @@ type updateTaskParams struct {
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 }
 
+func (p *taskParams) taskID() string       { return p.TaskID }
+func (p *updateTaskParams) taskID() string { return p.TaskID }
+
 // NewTaskServer returns a TaskServer with no tasks.
 func NewTaskServer(opts *TaskServerOptions) *TaskServer {
 	s := &TaskServer{
@@ -234,9 +237,9 @@ func NewTaskServer(opts *TaskServerOptions) *TaskServer {
 		})
 	s.server.AddReceivingMiddleware(s.taskMiddleware)
 	// These fail only if a method were a standard one.
-	must(mcp.AddReceivingCustomMethod(s.server, methodTasksGet, s.getTask))
-	must(mcp.AddReceivingCustomMethod(s.server, methodTasksUpdate, s.updateTask))
-	must(mcp.AddReceivingCustomMethod(s.server, methodTasksCancel, s.cancelTask))
+	must(mcp.AddReceivingCustomMethod(s.server, methodTasksGet, onTask(s, s.getTask)))
+	must(mcp.AddReceivingCustomMethod(s.server, methodTasksUpdate, onTask(s, s.updateTask)))
+	must(mcp.AddReceivingCustomMethod(s.server, methodTasksCancel, onTask(s, s.cancelTask)))
 
 	getServer := func(*http.Request) *mcp.Server { return s.server }
 	stateful := mcp.NewStreamableHTTPHandler(getServer, nil)
@@ -491,6 +494,28 @@ func (s *TaskServer) wire(t *serverTask) taskWire {
 	return w
 }
 
+// onTask makes handle, which runs with TaskServer.mu held on the task
+// that p names, a handler of a tasks/ method: a client that did not
+// declare the extension gets error -32021, an unknown task -32602.
+func onTask[P interface {
+	mcp.Params
+	taskID() string
+}, R any](s *TaskServer, handle func(*serverTask, P) (R, error)) func(context.Context, *mcp.ServerSession, P) (R, error) {
+	return func(_ context.Context, ss *mcp.ServerSession, p P) (R, error) {
+		var none R
+		if !declaresTasks(ss, p) {
+			return none, missingTasksError()
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		t, err := s.lookup(p.taskID())
+		if err != nil {
+			return none, err
+		}
+		return handle(t, p)
+	}
+}
+
 // lookup returns the task of taskID, or error -32602; TaskServer.mu is
 // held.
 func (s *TaskServer) lookup(taskID string) (*serverTask, error) {
@@ -501,17 +526,8 @@ func (s *TaskServer) lookup(taskID string) (*serverTask, error) {
 	return t, nil
 }
 
-// getTask serves tasks/get.
-func (s *TaskServer) getTask(_ context.Context, ss *mcp.ServerSession, p *taskParams) (*detailedTask, error) {
-	if !declaresTasks(ss, p) {
-		return nil, missingTasksError()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.lookup(p.TaskID)
-	if err != nil {
-		return nil, err
-	}
+// getTask serves tasks/get of t.
+func (s *TaskServer) getTask(t *serverTask, _ *taskParams) (*detailedTask, error) {
 	// The results and requests are never changed once set, so sharing
 	// them with the encoder after unlocking is safe.
 	return &detailedTask{
@@ -523,18 +539,9 @@ func (s *TaskServer) getTask(_ context.Context, ss *mcp.ServerSession, p *taskPa
 	}, nil
 }
 
-// cancelTask serves tasks/cancel: a task not finished is cancelled at
-// once.
-func (s *TaskServer) cancelTask(_ context.Context, ss *mcp.ServerSession, p *taskParams) (*ackResult, error) {
-	if !declaresTasks(ss, p) {
-		return nil, missingTasksError()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.lookup(p.TaskID)
-	if err != nil {
-		return nil, err
-	}
+// cancelTask serves tasks/cancel of t: a task not finished is cancelled
+// at once.
+func (s *TaskServer) cancelTask(t *serverTask, _ *taskParams) (*ackResult, error) {
 	t.cancelRequested = true
 	if !t.finished() {
 		t.finishLocked(TaskCancelled, nil, nil, "cancelled by the client")
@@ -544,16 +551,7 @@ func (s *TaskServer) cancelTask(_ context.Context, ss *mcp.ServerSession, p *tas
 
 // updateTask serves tasks/update. Only an outstanding request's response
 // is acted on; the others are kept for Tasks and otherwise ignored.
-func (s *TaskServer) updateTask(_ context.Context, ss *mcp.ServerSession, p *updateTaskParams) (*ackResult, error) {
-	if !declaresTasks(ss, p) {
-		return nil, missingTasksError()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.lookup(p.TaskID)
-	if err != nil {
-		return nil, err
-	}
+func (s *TaskServer) updateTask(t *serverTask, p *updateTaskParams) (*ackResult, error) {
 	for key, raw := range p.InputResponses {
 		if t.inputResponses == nil {
 			t.inputResponses = map[string]json.RawMessage{}
