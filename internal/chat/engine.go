@@ -22,7 +22,7 @@ const (
 	DefaultResultLimit   = 32_000
 	DefaultContextTokens = 32_768
 	DefaultFlushInterval = 250 * time.Millisecond
-	DefaultDeltaInterval = 16 * time.Millisecond
+	DefaultDeltaInterval = 8 * time.Millisecond
 )
 
 // Errors returned by the Engine's methods.

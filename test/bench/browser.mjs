@@ -20,6 +20,7 @@
 //   {cmd: "switch", title, timeoutMs}     opens another conversation; no view left
 //   {cmd: "measure"}                      GC, then the page's heap and nodes
 //   {cmd: "appLog", contains}             counts the app log's lines with each text
+//   {cmd: "activity", steps, delay, timeoutMs}  opens Tool activity from its tab, then changes its filters
 //   {cmd: "quit"}
 //
 // Servers' views (MCP Apps) are found by data-testid=appview (data-view
@@ -50,6 +51,16 @@ await page.addInitScript(() => {
       for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
   } catch {}
+  // When each message of the dev server's IPC socket arrives, before the
+  // app's own handlers see it: the watcher (armWatcher) notes when the
+  // checkpoints arrive, which splits a lag into backend and page.
+  const Socket = window.WebSocket;
+  window.WebSocket = class extends Socket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => { if (typeof e.data === 'string') window.__arrived?.(e.data); });
+    }
+  };
 });
 const pageErrors = [];
 page.on('pageerror', (e) => { if (!String(e.stack).includes('/wails/ipc.js')) pageErrors.push(String(e.message)); });
@@ -97,8 +108,14 @@ async function openByTitle(title) {
  */
 async function armWatcher(marker, checkpoints = []) {
   await page.evaluate(({ marker, checkpoints }) => {
-    const w = { marker, at: 0, paint: 0, by: '', checkpointsAt: checkpoints.map(() => 0) };
+    const w = { marker, at: 0, paint: 0, by: '', checkpointsAt: checkpoints.map(() => 0), arrivedAt: checkpoints.map(() => 0), markerArrivedAt: 0 };
     window.__watch = w;
+    let nextArrival = 0;
+    window.__arrived = (data) => {
+      const now = Date.now();
+      while (nextArrival < checkpoints.length && data.includes(checkpoints[nextArrival])) w.arrivedAt[nextArrival++] = now;
+      if (!w.markerArrivedAt && data.includes(marker)) w.markerArrivedAt = now;
+    };
     let next = 0; // the next checkpoint to look for
     const found = (by) => {
       if (w.at) return;
@@ -187,7 +204,8 @@ async function stream({ tokens, every, marker, checkpoints, title, timeoutMs, pi
   let lostStore = Math.max(0, full.length - stored.length);
   if (!full.startsWith(stored) && stored !== full) lostStore = full.length; // not even a prefix
   return {
-    sentAt, domAt: seen.at, paintAt: seen.paint, detectedBy: seen.by, checkpointsAt: seen.checkpointsAt, lostDom, missingTokens: missing, lostStore,
+    sentAt, domAt: seen.at, paintAt: seen.paint, detectedBy: seen.by, checkpointsAt: seen.checkpointsAt,
+    arrivedAt: seen.arrivedAt, markerArrivedAt: seen.markerArrivedAt, lostDom, missingTokens: missing, lostStore,
     status, chars: full.length, longestTaskMs: longtasks.reduce((m, e) => Math.max(m, e.duration), 0), longTasks: longtasks.length,
     // When each long task started (ms after Send) and how long it took.
     longTaskAt: longtasks.map((e) => [Math.round(e.start - sentPerf), Math.round(e.duration)]),
@@ -362,6 +380,170 @@ async function appLog({ contains }) {
   return { counts: contains.map((c) => lines.filter((l) => l.text.includes(c)).length) };
 }
 
+/**
+ * Hooks the page's ListActivity and ActivityFacets bindings (the view
+ * calls them through window.go at each call) to note when each call left
+ * and its reply came back, and the rows it brought; and arms a watcher
+ * (window.__act.w) that notes the last user event (click, input, change,
+ * keydown) from now on, and when the table first shows the rows of the
+ * newest ListActivity reply after it (MutationObserver, Date.now(), as
+ * armWatcher), and the frame after.
+ */
+async function armActivity() {
+  await page.evaluate(() => {
+    const app = window.go.app.App;
+    if (!window.__act) {
+      const act = { calls: [], facets: [] };
+      window.__act = act;
+      const list = app.ListActivity;
+      app.ListActivity = function (f) {
+        const rec = { at: Date.now(), filter: JSON.parse(JSON.stringify(f ?? {})), replyAt: 0, ids: null, error: '' };
+        act.calls.push(rec);
+        const p = list.call(this, f);
+        p.then((pg) => {
+          rec.replyAt = Date.now();
+          rec.ids = (pg?.rows ?? []).map((r) => r.id);
+          act.check?.('reply');
+        }, (e) => { rec.replyAt = Date.now(); rec.error = String(e?.message || e); });
+        return p;
+      };
+      const facets = app.ActivityFacets;
+      app.ActivityFacets = function () {
+        const rec = { at: Date.now(), replyAt: 0 };
+        act.facets.push(rec);
+        const p = facets.call(this);
+        p.then(() => { rec.replyAt = Date.now(); }, () => { rec.replyAt = Date.now(); });
+        return p;
+      };
+      for (const type of ['click', 'input', 'change', 'keydown']) {
+        document.addEventListener(type, (e) => { if (act.w && !act.w.at) { act.w.eventAt = Date.now(); act.w.event = type; } }, true);
+      }
+    }
+    const act = window.__act;
+    act.obs?.disconnect();
+    clearInterval(act.poll);
+    const w = { armedAt: Date.now(), calls0: act.calls.length, eventAt: 0, event: '', at: 0, paint: 0, by: '', call: null, facetsDomAt: 0 };
+    act.w = w;
+    // Whether the table shows the newest reply since arming (an empty
+    // reply: the "no calls match" line and no row).
+    const shows = () => {
+      const mine = act.calls.slice(w.calls0);
+      const last = mine[mine.length - 1];
+      if (!last || !last.replyAt || last.error) return null;
+      const rows = document.querySelectorAll('[data-testid=activity-row]');
+      const ids = last.ids;
+      if (ids.length === 0) return rows.length === 0 && document.querySelector('[data-testid=activity-empty]') ? last : null;
+      return rows.length === ids.length && rows[0].dataset.id === ids[0] && rows[rows.length - 1].dataset.id === ids[ids.length - 1] ? last : null;
+    };
+    act.check = (by) => {
+      if (!w.facetsDomAt && document.querySelector('[data-testid=activity-total]')) w.facetsDomAt = Date.now();
+      if (!w.at) {
+        const c = shows();
+        if (!c) return;
+        w.at = Date.now();
+        w.by = by;
+        w.call = c;
+        requestAnimationFrame(() => setTimeout(() => { w.paint = Date.now(); }, 0));
+      }
+      if (w.facetsDomAt) { act.obs.disconnect(); clearInterval(act.poll); }
+    };
+    act.obs = new MutationObserver(() => act.check('mutation'));
+    act.obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+    // A safety net (±250 ms) in case the table changes in a way the observer misses.
+    act.poll = setInterval(() => act.check('poll'), 250);
+  });
+}
+
+/**
+ * Times the Tool activity view with its tool calls already recorded:
+ * opens it from the top bar's tab (reloading the page first, so the
+ * view's store starts empty, as after a start), then makes each of steps,
+ * filter changes as a user makes them, one after another:
+ *   {kind: 'select', testid, value}  chooses an option of a filter
+ *   {kind: 'date', testid, value}    types a day (yyyy-mm-dd) into From or To
+ *   {kind: 'type', text}             types into the search field (delay ms between keys)
+ *   {kind: 'erase'}                  selects the search text and deletes it
+ *   {kind: 'clear'}                  clicks "Clear filters"
+ * For the opening and each step: the user's event (eventAt), the
+ * ListActivity call and its reply, the table showing that reply's rows
+ * (domAt) and the next frame (paintAt), all Date.now(); long tasks between;
+ * and the renderer's script, style, layout and task time (CDP Performance)
+ * from just before the event to just after that frame.
+ */
+let activityCdp = null;
+async function activity({ steps = [], delay = 30, timeoutMs }) {
+  await load();
+  await armActivity();
+  const sel = (id) => page.locator(`[data-testid=${id}]`);
+  const tab = sel('tab-activity');
+  await tab.waitFor({ state: 'visible', timeout: 10_000 }).catch(async () => {
+    const shown = (await page.evaluate(() => document.body.innerText)).slice(0, 300).replace(/\s+/g, ' ');
+    throw new Error(`the UI shows no Activity tab (data-testid=tab-activity) to open (first screen: "${shown}")`);
+  });
+  const perf0 = await page.evaluate(() => performance.now() - Date.now()); // Date.now() + perf0 = performance.now()
+  // The renderer's own counters (CDP Performance, seconds since start),
+  // read before and after each change: what its time went to.
+  if (!activityCdp) {
+    activityCdp = await page.context().newCDPSession(page);
+    await activityCdp.send('Performance.enable');
+  }
+  const counters = async () => Object.fromEntries((await activityCdp.send('Performance.getMetrics')).metrics
+    .filter((m) => ['ScriptDuration', 'RecalcStyleDuration', 'LayoutDuration', 'TaskDuration'].includes(m.name)).map((m) => [m.name, m.value]));
+  const spent = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k.replace('Duration', 'Ms'), Math.round((b[k] - a[k]) * 10000) / 10]));
+  const result = async (what) => {
+    await page.waitForFunction(() => window.__act.w.at && window.__act.w.paint, null, { timeout: timeoutMs, polling: 50 }).catch(async () => {
+      const st = await page.evaluate(() => ({ calls: window.__act.calls.slice(window.__act.w.calls0), rows: document.querySelectorAll('[data-testid=activity-row]').length,
+        text: document.querySelector('[data-testid=activity-view]')?.innerText.slice(0, 300) }));
+      await page.screenshot({ path: join(root, 'test-results', 'bench-activity-failed.png') }).catch(() => {});
+      throw new Error(`${what}: the table never showed the rows of the view's newest ListActivity reply within ${timeoutMs} ms (calls since: ${JSON.stringify(st.calls.map((c) => ({ filter: c.filter, rows: c.ids?.length, error: c.error })))}, rows shown: ${st.rows}, view: "${st.text?.replace(/\s+/g, ' ')}")`);
+    });
+    return page.evaluate((perf0) => {
+      const act = window.__act, w = act.w, c = w.call;
+      const from = w.eventAt + perf0, to = w.paint + perf0 + 50;
+      const lt = window.__longtasks.filter((e) => e.start >= from - 50 && e.start <= to);
+      const f = act.facets[act.facets.length - 1];
+      return {
+        eventAt: w.eventAt, event: w.event, callAt: c.at, replyAt: c.replyAt, domAt: w.at, paintAt: w.paint, detectedBy: w.by, rows: c.ids.length,
+        filter: c.filter, calls: act.calls.length - w.calls0, facetsDomAt: w.facetsDomAt, facetsCallAt: f?.at ?? 0, facetsReplyAt: f?.replyAt ?? 0,
+        longestTaskMs: lt.reduce((m, e) => Math.max(m, e.duration), 0), longTasks: lt.length,
+      };
+    }, perf0);
+  };
+  // Opening: a click on the tab.
+  await armActivity();
+  let c0 = await counters();
+  await tab.click();
+  const open = await result('opening the Activity tab');
+  open.renderer = spent(c0, await counters());
+  await page.waitForFunction(() => window.__act.w.facetsDomAt, null, { timeout: timeoutMs, polling: 50 }).catch(() => {});
+  open.facetsDomAt = await page.evaluate(() => window.__act.w.facetsDomAt);
+  await page.waitForTimeout(300);
+  const out = [];
+  for (const [i, s] of steps.entries()) {
+    const what = `step ${i} (${JSON.stringify(s)})`;
+    if (s.kind === 'type' || s.kind === 'erase') await sel('activity-search').focus();
+    const before = await page.evaluate(() => [...document.querySelectorAll('[data-testid=activity-row]')].map((r) => r.dataset.id).join(','));
+    await armActivity();
+    c0 = await counters();
+    switch (s.kind) {
+      case 'select': await sel(s.testid).selectOption(s.value); break;
+      case 'date': await sel(s.testid).fill(s.value); break;
+      case 'type': await page.keyboard.type(s.text, { delay }); break;
+      case 'erase': await page.keyboard.press('ControlOrMeta+A'); await page.keyboard.press('Backspace'); break;
+      case 'clear': await sel('activity-clear').click(); break;
+      default: throw new Error(`${what}: unknown kind`);
+    }
+    const r = await result(what);
+    r.renderer = spent(c0, await counters());
+    r.kind = s.kind;
+    r.unchanged = before === (await page.evaluate(() => [...document.querySelectorAll('[data-testid=activity-row]')].map((x) => x.dataset.id).join(',')));
+    out.push(r);
+    await page.waitForTimeout(150);
+  }
+  await page.screenshot({ path: join(root, 'test-results', 'bench-activity.png') }).catch(() => {});
+  return { open, steps: out };
+}
+
 try {
   await load();
   reply({ ok: true, ready: true });
@@ -404,6 +586,9 @@ for await (const line of createInterface({ input: process.stdin })) {
         break;
       case 'appLog':
         reply({ ok: true, ...(await appLog(c)) });
+        break;
+      case 'activity':
+        reply({ ok: true, ...(await activity(c)), pageErrors: pageErrors.splice(0) });
         break;
       case 'quit':
         await browser.close();

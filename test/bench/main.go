@@ -25,7 +25,8 @@
 //	install   installed_start_ratio: a server installed into the data directory starting with the npm registry
 //	          unreachable, against npx -y of the same package and version (cache warm)
 //	search    search_p95_ms: store.Search over 100,000 messages
-//	activity  activity_open_ms and activity_filter_p95_ms: the Tool activity view's queries over 100,000 tool calls (store+core level)
+//	activity  activity_open_ms and activity_filter_p95_ms: the Tool activity view's queries over 100,000 tool calls (store+core level);
+//	          activity_ui_open_ms and activity_ui_filter_p95_ms: the same view opened and filtered in Chromium
 //	toolsearch toolsearch_*: tool definitions per request with tool search on against all 300 tools of 10 servers offered,
 //	          and a scripted model finding and calling each of the 300 within two round trips
 //

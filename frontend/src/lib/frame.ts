@@ -1,5 +1,6 @@
-// Per-animation-frame batching: bursts of events (stream deltas, log lines)
-// are collected and applied once a frame, so a flood never freezes the UI.
+// Batching of bursts of events: log lines are collected and applied once a
+// frame, so a flood never freezes the UI; stream deltas, which the backend
+// already paces, once the task that brought them is done (afterTask).
 
 /** Runs fn before the next paint (or soon, where there is no paint). */
 export type Schedule = (fn: () => void) => void;
@@ -8,6 +9,15 @@ export const nextFrame: Schedule = (fn) => {
   if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => fn());
   else setTimeout(fn, 16);
 };
+
+/**
+ * afterTask runs fn once the current task is done (a microtask): what a
+ * burst of events in one task pushed is applied together, at once, without
+ * waiting for a frame. For events their sender already paces (stream
+ * deltas, at most one per chat.DefaultDeltaInterval), where a frame's wait
+ * would only add lag.
+ */
+export const afterTask: Schedule = (fn) => queueMicrotask(fn);
 
 /** A FrameBatch collects items and hands them to flush once per frame. */
 export class FrameBatch<T> {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FakeBackend } from '../backend/fake';
 import type { ActivityRow } from '../backend';
-import { ActivityStore } from './activity.svelte';
+import { ActivityStore, activityPageSize } from './activity.svelte';
 
 function row(i: number, over: Partial<ActivityRow> = {}): ActivityRow {
   return {
@@ -30,22 +30,22 @@ describe('ActivityStore', () => {
   it('loads a page, filters at once, debounces the search, and pages on', async () => {
     vi.useFakeTimers();
     const be = new FakeBackend();
-    be.activityRows = Array.from({ length: 250 }, (_, i) => row(i));
+    const total = 250; // more than two pages
+    be.activityRows = Array.from({ length: total }, (_, i) => row(i));
     const a = new ActivityStore(be, { debounceMs: 200 });
     await a.refresh();
-    expect(a.rows).toHaveLength(100);
+    expect(a.rows).toHaveLength(activityPageSize);
     expect(a.hasMore).toBe(true);
-    expect(a.facets?.total).toBe(250);
+    expect(a.facets?.total).toBe(total);
 
-    await a.loadMore();
-    await a.loadMore();
-    expect(a.rows).toHaveLength(250);
-    expect(new Set(a.rows.map((r) => r.id)).size).toBe(250);
+    for (let i = 0; a.hasMore && i < 10; i++) await a.loadMore();
+    expect(a.rows).toHaveLength(total);
+    expect(new Set(a.rows.map((r) => r.id)).size).toBe(total);
     expect(a.hasMore).toBe(false);
 
     a.set({ serverId: 'web' });
     await vi.waitFor(() => expect(a.rows.every((r) => r.serverId === 'web')).toBe(true));
-    expect(be.callsOf('listActivity').at(-1)).toEqual([{ serverId: 'web', limit: 100 }]);
+    expect(be.callsOf('listActivity').at(-1)).toEqual([{ serverId: 'web', limit: activityPageSize }]);
 
     const before = be.callsOf('listActivity').length;
     a.setQuery('"n":1');
@@ -56,7 +56,7 @@ describe('ActivityStore', () => {
     expect(a.rows.map((r) => r.id).sort()).toEqual(['c13', 'c131', 'c133', 'c135', 'c137', 'c139']);
 
     a.clear();
-    await vi.waitFor(() => expect(a.rows).toHaveLength(100));
+    await vi.waitFor(() => expect(a.rows).toHaveLength(activityPageSize));
     vi.useRealTimers();
   });
 
