@@ -2,54 +2,12 @@
 // state, canned answers, every call recorded, events sent by hand.
 import type { Backend, Unsubscribe } from './index';
 import type { EventName, EventPayloads } from './events';
-import type { ElicitAnswer, ElicitRequest, SamplingDecision, SamplingRequest } from './types';
-import type { AppView, ResourceContents, ToolResult } from './types';
-import type { AddedClient, AppConnection, AuditEntry, AuditFilter, ClientAccess, ClientApp, ClientGrant, ClientToolRef, ConnectPreview, ConnectTarget, ConnectWritten, EndpointStatus } from './types';
-import type { InstallProgress, InstallRequest, NodeInfo } from './types';
-import type { ActivityExport, ActivityFacets, ActivityFilter, ActivityPage, ActivityRow } from './types';
-import type { RegistryInstall, RegistryItem, RegistryPage, RegistryPlan } from './types';
+import type * as T from './types';
 import { isSelected, toolKey } from '../stores/toolselection';
-import type {
-  ApprovalRequest,
-  Attachment,
-  ConversationSummary,
-  ExportFormat,
-  FieldError,
-  ImportReport,
-  Info,
-  LocalServer,
-  LogLine,
-  Message,
-  Policy,
-  Preset,
-  ProviderInput,
-  ProviderView,
-  SearchHit,
-  ServerConfig,
-  ServerLogLevel,
-  ServerView,
-  Settings,
-  Task,
-  TestResult,
-  ToolCallRecord,
-  ToolSelection,
-  ToolSet,
-  UserDecision,
-} from './types';
-import type {
-  Completion,
-  CompletionRef,
-  Content,
-  PromptList,
-  PromptResult,
-  PromptUse,
-  ResourceList,
-  ResourcePreview,
-} from './types';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export const fakePresets: Preset[] = [
+export const fakePresets: T.Preset[] = [
   { id: 'cerebras', name: 'Cerebras', baseUrl: 'https://api.cerebras.ai/v1', keyEnv: 'CEREBRAS_API_KEY', needsKey: true, local: false },
   { id: 'openai', name: 'OpenAI', baseUrl: 'https://api.openai.com/v1', keyEnv: 'OPENAI_API_KEY', needsKey: true, local: false },
   { id: 'groq', name: 'Groq', baseUrl: 'https://api.groq.com/openai/v1', keyEnv: 'GROQ_API_KEY', needsKey: true, local: false },
@@ -62,7 +20,7 @@ export const fakePresets: Preset[] = [
 type Method = Exclude<keyof Backend, 'on'>;
 
 export class FakeBackend implements Backend {
-  info: Info = {
+  info: T.Info = {
     version: 'switchboard test',
     dataDir: '/tmp/switchboard',
     database: '/tmp/switchboard/switchboard.db',
@@ -74,32 +32,32 @@ export class FakeBackend implements Backend {
   readyCalls = 0;
   windowChanges = 0;
 
-  settings: Settings = {
+  settings: T.Settings = {
     theme: 'system', toolResultLimit: 32000, maxToolRounds: 10, defaultSystemPrompt: '', defaultProviderId: '', trifectaGuard: true,
     toolSearch: 'auto', toolSearchMaxTools: 64, toolSearchMaxKB: 24, npmRegistry: '', mcpRegistry: '',
   };
-  presets: Preset[] = structuredClone(fakePresets);
-  providers: ProviderView[] = [];
+  presets: T.Preset[] = structuredClone(fakePresets);
+  providers: T.ProviderView[] = [];
   models: Record<string, string[]> = {};
-  testResults: Record<string, TestResult> = {};
-  local: LocalServer[] = [];
-  conversations: ConversationSummary[] = [];
-  messages: Record<string, Message[]> = {};
-  toolCallRecords: Record<string, ToolCallRecord[]> = {};
+  testResults: Record<string, T.TestResult> = {};
+  local: T.LocalServer[] = [];
+  conversations: T.ConversationSummary[] = [];
+  messages: Record<string, T.Message[]> = {};
+  toolCallRecords: Record<string, T.ToolCallRecord[]> = {};
   /** Every conversation's calls, newest first, for listActivity. */
-  activityRows: ActivityRow[] = [];
-  activityExport: ActivityExport = { path: '', calls: 0 };
-  searchHits: SearchHit[] = [];
-  servers: ServerView[] = [];
-  validationErrors: FieldError[] = [];
-  importReport: ImportReport = { format: 'claude', added: [] };
-  appLogLines: LogLine[] = [];
-  serverLogLines: Record<string, LogLine[]> = {};
-  pending: ApprovalRequest[] = [];
-  policy: Policy = { yolo: false, grants: [] };
+  activityRows: T.ActivityRow[] = [];
+  activityExport: T.ActivityExport = { path: '', calls: 0 };
+  searchHits: T.SearchHit[] = [];
+  servers: T.ServerView[] = [];
+  validationErrors: T.FieldError[] = [];
+  importReport: T.ImportReport = { format: 'claude', added: [] };
+  appLogLines: T.LogLine[] = [];
+  serverLogLines: Record<string, T.LogLine[]> = {};
+  pending: T.ApprovalRequest[] = [];
+  policy: T.Policy = { yolo: false, grants: [] };
   exported = '# exported';
   /** The tasks listTasks answers with (it sorts them newest first). */
-  tasks: Task[] = [];
+  tasks: T.Task[] = [];
 
   /** Every call but ready/on, in order: [method, args]. */
   calls: [string, unknown[]][] = [];
@@ -124,7 +82,7 @@ export class FakeBackend implements Backend {
     return value();
   }
 
-  async ready(): Promise<Info> {
+  async ready(): Promise<T.Info> {
     this.readyCalls++;
     if (this.readyError) throw this.readyError;
     return structuredClone(this.info);
@@ -138,7 +96,7 @@ export class FakeBackend implements Backend {
   getSettings() {
     return this.rec('getSettings', [], () => structuredClone(this.settings));
   }
-  saveSettings(s: Settings) {
+  saveSettings(s: T.Settings) {
     return this.rec('saveSettings', [s], () => {
       this.settings = structuredClone(s);
     });
@@ -150,11 +108,11 @@ export class FakeBackend implements Backend {
   listProviders() {
     return this.rec('listProviders', [], () => structuredClone(this.providers));
   }
-  saveProvider(input: ProviderInput) {
+  saveProvider(input: T.ProviderInput) {
     return this.rec('saveProvider', [input], () => {
       const id = input.id || `${input.preset}-${this.nextId++}`;
       const old = this.providers.find((p) => p.id === id);
-      const view: ProviderView = {
+      const view: T.ProviderView = {
         id,
         name: input.name,
         preset: input.preset,
@@ -206,7 +164,7 @@ export class FakeBackend implements Backend {
   newConversation(providerId: string, model: string) {
     return this.rec('newConversation', [providerId, model], () => {
       const now = Date.now();
-      const c: ConversationSummary = { id: `c${this.nextId++}`, title: 'New chat', providerId, model, createdAt: iso(now), updatedAt: iso(now)};
+      const c: T.ConversationSummary = { id: `c${this.nextId++}`, title: 'New chat', providerId, model, createdAt: iso(now), updatedAt: iso(now)};
       this.conversations = [c, ...this.conversations];
       this.messages[c.id] = [];
       return structuredClone(c);
@@ -231,8 +189,8 @@ export class FakeBackend implements Backend {
   getToolCalls(conversationId: string) {
     return this.rec('getToolCalls', [conversationId], () => structuredClone(this.toolCallRecords[conversationId] ?? []));
   }
-  listActivity(filter: ActivityFilter) {
-    return this.rec('listActivity', [filter], (): ActivityPage => {
+  listActivity(filter: T.ActivityFilter) {
+    return this.rec('listActivity', [filter], (): T.ActivityPage => {
       const q = (filter.query ?? '').toLowerCase();
       const kept = this.activityRows.filter(
         (r) =>
@@ -249,7 +207,7 @@ export class FakeBackend implements Backend {
     });
   }
   activityFacets() {
-    return this.rec('activityFacets', [], (): ActivityFacets => {
+    return this.rec('activityFacets', [], (): T.ActivityFacets => {
       const servers = new Map<string, { id: string; name: string; calls: number }>();
       const tools = new Map<string, { tool: string; calls: number }>();
       for (const r of this.activityRows) {
@@ -272,10 +230,10 @@ export class FakeBackend implements Backend {
       return structuredClone(rec);
     });
   }
-  saveActivityExport(filter: ActivityFilter, format: 'jsonl' | 'csv') {
+  saveActivityExport(filter: T.ActivityFilter, format: 'jsonl' | 'csv') {
     return this.rec('saveActivityExport', [filter, format], () => structuredClone(this.activityExport));
   }
-  send(conversationId: string, text: string, attachments?: Attachment[]) {
+  send(conversationId: string, text: string, attachments?: T.Attachment[]) {
     return this.rec('send', attachments === undefined ? [conversationId, text] : [conversationId, text, attachments], () => {
       this.onSend?.(conversationId, text);
       return `run-${this.nextId++}`;
@@ -287,14 +245,14 @@ export class FakeBackend implements Backend {
   regenerate(conversationId: string) {
     return this.rec('regenerate', [conversationId], () => `run-${this.nextId++}`);
   }
-  editAndResend(conversationId: string, seq: number, text: string, attachments?: Attachment[]) {
+  editAndResend(conversationId: string, seq: number, text: string, attachments?: T.Attachment[]) {
     return this.rec('editAndResend', attachments === undefined ? [conversationId, seq, text] : [conversationId, seq, text, attachments], () => `run-${this.nextId++}`);
   }
   /** The data URLs attachmentData answers with, by attachment id. */
   attachmentURLs: Record<string, string> = {};
   /** As Go does, by type and size: images (PNG, JPEG, GIF, WebP) up to 5 MiB, text cut at 200 KiB, the rest refused. */
   addAttachment(name: string, mime: string, dataBase64: string) {
-    return this.rec('addAttachment', [name, mime, dataBase64.length], (): Attachment => {
+    return this.rec('addAttachment', [name, mime, dataBase64.length], (): T.Attachment => {
       const size = Math.floor((dataBase64.length * 3) / 4) - (dataBase64.endsWith('==') ? 2 : dataBase64.endsWith('=') ? 1 : 0);
       const image = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(mime);
       if (mime.startsWith('image/') && !image) throw new Error(`this kind of file cannot be attached: ${name} is a ${mime.slice(6)} image; images can be PNG, JPEG, GIF or WebP — convert it and attach it again`);
@@ -315,7 +273,7 @@ export class FakeBackend implements Backend {
       return url;
     });
   }
-  exportConversation(id: string, format: ExportFormat) {
+  exportConversation(id: string, format: T.ExportFormat) {
     return this.rec('exportConversation', [id, format], () => this.exported);
   }
   setConversationModel(id: string, providerId: string, model: string) {
@@ -323,14 +281,14 @@ export class FakeBackend implements Backend {
       this.conversations = this.conversations.map((c) => (c.id === id ? { ...c, providerId, model } : c));
     });
   }
-  setConversationTools(id: string, sel: ToolSelection | null) {
+  setConversationTools(id: string, sel: T.ToolSelection | null) {
     return this.rec('setConversationTools', [id, sel], () => {
       this.conversations = this.conversations.map((c) => (c.id === id ? { ...c, tools: sel } : c));
     });
   }
   toolSetWarning = '';
   conversationTools(id: string) {
-    return this.rec('conversationTools', [id], (): ToolSet => {
+    return this.rec('conversationTools', [id], (): T.ToolSet => {
       const sel = this.conversations.find((c) => c.id === id)?.tools ?? { only: null };
       // As Go does: a selection names tools by key, "serverId/originalName".
       const tools = this.servers.flatMap((s) => s.tools).map((t) => ({
@@ -352,13 +310,13 @@ export class FakeBackend implements Backend {
   listServers() {
     return this.rec('listServers', [], () => structuredClone(this.servers));
   }
-  validateServer(cfg: ServerConfig) {
+  validateServer(cfg: T.ServerConfig) {
     return this.rec('validateServer', [cfg], () => structuredClone(this.validationErrors));
   }
-  saveServer(cfg: ServerConfig) {
+  saveServer(cfg: T.ServerConfig) {
     return this.rec('saveServer', [cfg], () => {
       const old = this.servers.find((s) => s.config.id === cfg.id);
-      const view: ServerView = old ? { ...old, config: structuredClone(cfg) } : { config: structuredClone(cfg), status: { serverId: cfg.id, state: 'disconnected', toolCount: 0 }, tools: [] };
+      const view: T.ServerView = old ? { ...old, config: structuredClone(cfg) } : { config: structuredClone(cfg), status: { serverId: cfg.id, state: 'disconnected', toolCount: 0 }, tools: [] };
       this.servers = old ? this.servers.map((s) => (s.config.id === cfg.id ? view : s)) : [...this.servers, view];
       return structuredClone(view);
     });
@@ -408,7 +366,7 @@ export class FakeBackend implements Backend {
   // ---- installed servers ----
 
   /** The Node nodeStatus answers with; null = none new enough (installing a package then asks for fetchNode). */
-  node: NodeInfo | null = { path: '/usr/bin/node', version: '22.11.0', source: 'system', hasNpm: true };
+  node: T.NodeInfo | null = { path: '/usr/bin/node', version: '22.11.0', source: 'system', hasNpm: true };
   /** The versions of each package in the fake npm registry, oldest first; other names are not found. */
   npmVersions: Record<string, string[]> = {
     '@modelcontextprotocol/server-memory': ['2025.9.25', '2026.1.26'],
@@ -420,7 +378,7 @@ export class FakeBackend implements Backend {
   installGate?: Promise<void>;
 
   /** As Go does: resolves, downloads (sending install:progress), saves and starts connecting. */
-  async installServer(req: InstallRequest): Promise<ServerView> {
+  async installServer(req: T.InstallRequest): Promise<T.ServerView> {
     await this.rec('installServer', [structuredClone(req)], () => undefined);
     const file = /\.(tgz|tar\.gz|mcpb|dxt)$/i.test(req.package);
     const bundle = /\.(mcpb|dxt)$/i.test(req.package);
@@ -453,7 +411,7 @@ export class FakeBackend implements Backend {
     } else if (this.servers.some((s) => s.config.id === id)) {
       throw new Error(`already installed: a server named ${id} exists; choose another ID`);
     }
-    const step = (p: Omit<InstallProgress, 'id'>) => this.emit('install:progress', { id, ...p });
+    const step = (p: Omit<T.InstallProgress, 'id'>) => this.emit('install:progress', { id, ...p });
     step({ step: bundle ? 'unpacking' : 'resolving', detail: file ? req.package.split(/[\\/]/).pop() : `${name}@${version}` });
     if (!bundle) {
       step({ step: 'downloading', fetched: 1, detail: name });
@@ -462,7 +420,7 @@ export class FakeBackend implements Backend {
     if (this.installGate) await this.installGate;
     step({ step: 'checking' });
     step({ step: 'done', detail: `${name}@${version}` });
-    const view: ServerView = {
+    const view: T.ServerView = {
       config: {
         id, name, transport: 'stdio', command: 'node', args: ['${install}/dist/index.js'], enabled: true,
         install: { kind: bundle ? 'mcpb' : 'npm', package: name, version, file: file ? req.package.split(/[\\/]/).pop() : undefined, bin: req.bin || undefined, runtime: 'node' },
@@ -509,11 +467,11 @@ export class FakeBackend implements Backend {
       return structuredClone(this.node);
     });
   }
-  async fetchNode(): Promise<NodeInfo> {
+  async fetchNode(): Promise<T.NodeInfo> {
     await this.rec('fetchNode', [], () => undefined);
     return this.#downloadNode();
   }
-  async #downloadNode(): Promise<NodeInfo> {
+  async #downloadNode(): Promise<T.NodeInfo> {
     this.emit('install:progress', { id: 'node', step: 'node', detail: '0 of 29696 KB' });
     if (this.installGate) await this.installGate;
     this.emit('install:progress', { id: 'node', step: 'node', detail: '29696 of 29696 KB' });
@@ -529,14 +487,14 @@ export class FakeBackend implements Backend {
   // ---- the MCP registry ----
 
   /** The entries searchRegistry finds, in order. */
-  registryItems: RegistryItem[] = [];
+  registryItems: T.RegistryItem[] = [];
   /** The plan of each entry's options by "name#choice" (choice as resolved: the preferred for -1). */
-  registryPlans: Record<string, RegistryPlan> = {};
+  registryPlans: Record<string, T.RegistryPlan> = {};
   /** Results per page of searchRegistry. */
   registryPageSize = 20;
   /** As Go does: entries whose name or description has query, a page at a time (the cursor is the next index). */
   searchRegistry(query: string, cursor: string) {
-    return this.rec('searchRegistry', [query, cursor], (): RegistryPage => {
+    return this.rec('searchRegistry', [query, cursor], (): T.RegistryPage => {
       const q = query.trim().toLowerCase();
       const hits = this.registryItems.filter((i) => !q || i.entry.server.name.toLowerCase().includes(q) || i.entry.server.description.toLowerCase().includes(q));
       const from = Number(cursor) || 0;
@@ -544,7 +502,7 @@ export class FakeBackend implements Backend {
       return { items: structuredClone(hits.slice(from, to)), nextCursor: to < hits.length ? String(to) : '', registry: 'http://registry.test', skipped: 0 };
     });
   }
-  #registryPlan(name: string, choice: number): RegistryPlan {
+  #registryPlan(name: string, choice: number): T.RegistryPlan {
     const item = this.registryItems.find((i) => i.entry.server.name === name);
     if (!item) throw new Error(`${name} is not in the registry; search again`);
     const c = choice < 0 ? item.preferred : choice;
@@ -560,7 +518,7 @@ export class FakeBackend implements Backend {
     return this.rec('planRegistryInstall', [name, version, choice], () => this.#registryPlan(name, choice));
   }
   /** As Go does: checks the values (a ValidationError's message), asks for Node for an npm package, then adds the server. */
-  async installFromRegistry(req: RegistryInstall): Promise<ServerView> {
+  async installFromRegistry(req: T.RegistryInstall): Promise<T.ServerView> {
     await this.rec('installFromRegistry', [structuredClone(req)], () => undefined);
     const plan = this.#registryPlan(req.name, req.choice);
     const errs: string[] = [];
@@ -584,7 +542,7 @@ export class FakeBackend implements Backend {
       if (this.installGate) await this.installGate;
       this.emit('install:progress', { id, step: 'done', detail: `${plan.package}@${plan.version}` });
     }
-    const view: ServerView = {
+    const view: T.ServerView = {
       config: {
         ...structuredClone(plan.config), id, name: plan.name, enabled: true,
         ...(plan.kind === 'npm' ? { transport: 'stdio', command: 'node', install: { kind: 'npm', package: plan.package!, version: plan.version!, runtime: 'node' } } : {}),
@@ -596,7 +554,7 @@ export class FakeBackend implements Backend {
     return structuredClone(view);
   }
 
-  setServerLogLevel(id: string, level: ServerLogLevel | '') {
+  setServerLogLevel(id: string, level: T.ServerLogLevel | '') {
     return this.rec('setServerLogLevel', [id, level], () => {
       const s = this.servers.find((x) => x.config.id === id);
       if (!s) throw new Error(`no server "${id}"`);
@@ -615,7 +573,7 @@ export class FakeBackend implements Backend {
   pendingApprovals() {
     return this.rec('pendingApprovals', [], () => structuredClone(this.pending));
   }
-  decideApproval(id: string, decision: UserDecision) {
+  decideApproval(id: string, decision: T.UserDecision) {
     return this.rec('decideApproval', [id, decision], () => {
       this.pending = this.pending.filter((r) => r.id !== id);
     });
@@ -677,7 +635,7 @@ export class FakeBackend implements Backend {
   }
 
   /** Keeps t (replacing the task of its id) and sends task:update, as the backend does on every change. */
-  updateTask(t: Task): void {
+  updateTask(t: T.Task): void {
     this.tasks = this.tasks.some((x) => x.id === t.id) ? this.tasks.map((x) => (x.id === t.id ? t : x)) : [t, ...this.tasks];
     this.emit('task:update', structuredClone(t));
   }
@@ -685,13 +643,13 @@ export class FakeBackend implements Backend {
   // ---- MCP resources, prompts and completion ----
 
   /** listResources' answers, by server id (a server missing here offers none). */
-  resourceLists: Record<string, ResourceList> = {};
+  resourceLists: Record<string, T.ResourceList> = {};
   /** previewResource's answers, by `${serverId} ${uri}`. */
-  previews: Record<string, ResourcePreview> = {};
+  previews: Record<string, T.ResourcePreview> = {};
   /** listPrompts' answers, by server id. */
-  promptLists: Record<string, PromptList> = {};
+  promptLists: Record<string, T.PromptList> = {};
   /** usePrompt's answers, by prompt name; missing: composer mode with "name k=v…" as text. */
-  promptUses: Record<string, PromptUse> = {};
+  promptUses: Record<string, T.PromptUse> = {};
   /** completeArgument's values: those of the argument's name that start with the value typed. */
   completions: Record<string, string[]> = {};
 
@@ -714,8 +672,8 @@ export class FakeBackend implements Backend {
       return structuredClone(p);
     });
   }
-  previewContent(serverId: string, c: Content) {
-    return this.rec('previewContent', [serverId, c], (): ResourcePreview => {
+  previewContent(serverId: string, c: T.Content) {
+    return this.rec('previewContent', [serverId, c], (): T.ResourcePreview => {
       const data = c.type === 'image' ? c.data : c.blob;
       const part = data
         ? { uri: c.uri ?? '', mimeType: c.mimeType, kind: 'image', dataUrl: `data:${c.mimeType};base64,${data}`, size: data.length }
@@ -724,18 +682,18 @@ export class FakeBackend implements Backend {
     });
   }
   attachResource(serverId: string, uri: string) {
-    return this.rec('attachResource', [serverId, uri], (): Attachment[] => {
+    return this.rec('attachResource', [serverId, uri], (): T.Attachment[] => {
       const p = this.previews[`${serverId} ${uri}`];
       if (!p) throw new Error(`reading ${uri}: ${serverId} answered with an error: Resource ${uri} not found (MCP error -32002)`);
       return p.parts.map((part) => this.resourceAttachment(serverId, part.uri || uri, part.mimeType ?? 'text/plain', part.kind === 'image', part.size));
     });
   }
-  attachContent(serverId: string, c: Content) {
+  attachContent(serverId: string, c: T.Content) {
     return this.rec('attachContent', [serverId, c], () =>
       this.resourceAttachment(serverId, c.uri ?? '', c.mimeType ?? 'text/plain', c.type === 'image', (c.text ?? c.blob ?? c.data ?? '').length),
     );
   }
-  private resourceAttachment(serverId: string, uri: string, mime: string, image: boolean, size: number): Attachment {
+  private resourceAttachment(serverId: string, uri: string, mime: string, image: boolean, size: number): T.Attachment {
     const id = `blob${this.nextId++}`;
     const name = uri.split('/').filter(Boolean).pop() || 'resource';
     return { id, name, mime, size, kind: image ? 'image' : 'text', serverId, uri };
@@ -752,8 +710,8 @@ export class FakeBackend implements Backend {
       if (l) l.subscribed = l.subscribed.filter((u) => u !== uri);
     });
   }
-  completeArgument(serverId: string, ref: CompletionRef, arg: string, value: string, filled: Record<string, string>) {
-    return this.rec('completeArgument', [serverId, ref, arg, value, filled], (): Completion => ({
+  completeArgument(serverId: string, ref: T.CompletionRef, arg: string, value: string, filled: Record<string, string>) {
+    return this.rec('completeArgument', [serverId, ref, arg, value, filled], (): T.Completion => ({
       values: (this.completions[arg] ?? []).filter((v) => v.startsWith(value)),
     }));
   }
@@ -765,7 +723,7 @@ export class FakeBackend implements Backend {
     });
   }
   usePrompt(serverId: string, name: string, args: Record<string, string>) {
-    return this.rec('usePrompt', [serverId, name, args], (): PromptUse => {
+    return this.rec('usePrompt', [serverId, name, args], (): T.PromptUse => {
       const u = this.promptUses[name];
       if (u) return structuredClone(u);
       const text = [name, ...Object.entries(args).map(([k, v]) => `${k}=${v}`)].join(' ');
@@ -773,13 +731,13 @@ export class FakeBackend implements Backend {
     });
   }
   /** As the backend does: stores each message done and sends chat:message. */
-  appendPrompt(conversationId: string, prompt: PromptResult) {
+  appendPrompt(conversationId: string, prompt: T.PromptResult) {
     return this.rec('appendPrompt', [conversationId, prompt], () => {
       const list = (this.messages[conversationId] ??= []);
-      const out: Message[] = [];
+      const out: T.Message[] = [];
       for (const pm of prompt.messages) {
         const last = list[list.length - 1];
-        const m: Message = {
+        const m: T.Message = {
           id: this.nextId++, conversationId, seq: (last?.seq ?? 0) + 1, role: pm.role === 'assistant' ? 'assistant' : 'user',
           content: pm.content.text ?? '', reasoning: '', toolCalls: null, toolCallId: '', status: 'done', error: '', meta: null,
           createdAt: iso(Date.now()), updatedAt: iso(Date.now()),
@@ -795,8 +753,8 @@ export class FakeBackend implements Backend {
   // ---- what servers ask of the user ----
 
   /** The requests for input and for completions that wait, as the backend holds them. */
-  elicitations: ElicitRequest[] = [];
-  samplings: SamplingRequest[] = [];
+  elicitations: T.ElicitRequest[] = [];
+  samplings: T.SamplingRequest[] = [];
   /** What the page last said of its visibility (null: nothing yet). */
   visible: boolean | null = null;
 
@@ -804,7 +762,7 @@ export class FakeBackend implements Backend {
     return this.rec('pendingElicitations', [], () => structuredClone(this.elicitations));
   }
   /** As the backend does: the request stops waiting and elicit:ended says it was answered. */
-  answerElicitation(id: string, answer: ElicitAnswer) {
+  answerElicitation(id: string, answer: T.ElicitAnswer) {
     return this.rec('answerElicitation', [id, answer], () => {
       const r = this.elicitations.find((x) => x.id === id);
       if (!r) throw new Error('this request is no longer waiting for an answer');
@@ -815,7 +773,7 @@ export class FakeBackend implements Backend {
   pendingSamplings() {
     return this.rec('pendingSamplings', [], () => structuredClone(this.samplings));
   }
-  answerSampling(id: string, decision: SamplingDecision) {
+  answerSampling(id: string, decision: T.SamplingDecision) {
     return this.rec('answerSampling', [id, decision], () => {
       const r = this.samplings.find((x) => x.id === id);
       if (!r) throw new Error('this request is no longer waiting for an answer');
@@ -832,20 +790,20 @@ export class FakeBackend implements Backend {
   // ---- servers' views (MCP Apps) ----
 
   /** The views open now (openAppView adds one, closeAppView removes it), by id. */
-  openViews = new Map<string, AppView>();
+  openViews = new Map<string, T.AppView>();
   /** appViewCallTool's results, by tool name; a tool missing here is refused, as Go refuses one not for views. */
-  viewToolResults: Record<string, ToolResult> = {};
+  viewToolResults: Record<string, T.ToolResult> = {};
   /** appViewReadResource's answers, by URI; a URI missing here is not found. */
-  viewResources: Record<string, ResourceContents> = {};
+  viewResources: Record<string, T.ResourceContents> = {};
 
   /** As Go does: a view only for a tool of a listed server that declares one. */
   openAppView(conversationId: string, serverId: string, tool: string) {
-    return this.rec('openAppView', [conversationId, serverId, tool], (): AppView => {
+    return this.rec('openAppView', [conversationId, serverId, tool], (): T.AppView => {
       const s = this.servers.find((x) => x.config.id === serverId);
       const t = s?.tools.find((x) => x.originalName === tool);
       if (!s || !t?.ui) throw new Error(`${tool} of ${serverId} declares no view`);
       const id = `view${this.nextId++}`;
-      const v: AppView = {
+      const v: T.AppView = {
         id, url: `/mcp-view/${id}`, serverId, serverName: s.config.name, tool, resourceUri: t.ui.resourceUri,
         csp: "default-src 'none'; script-src 'self' 'unsafe-inline'", allow: '', prefersBorder: true, externalDomains: [],
       };
@@ -854,7 +812,7 @@ export class FakeBackend implements Backend {
     });
   }
   appViewCallTool(viewId: string, tool: string, args: Record<string, unknown>) {
-    return this.rec('appViewCallTool', [viewId, tool, args], (): ToolResult => {
+    return this.rec('appViewCallTool', [viewId, tool, args], (): T.ToolResult => {
       if (!this.openViews.has(viewId)) throw new Error('the view is closed; open it again from its tool call');
       const r = this.viewToolResults[tool];
       if (!r) throw new Error(`refused to the view: ${tool} is not a tool of its server that views may call`);
@@ -862,7 +820,7 @@ export class FakeBackend implements Backend {
     });
   }
   appViewReadResource(viewId: string, uri: string) {
-    return this.rec('appViewReadResource', [viewId, uri], (): ResourceContents => {
+    return this.rec('appViewReadResource', [viewId, uri], (): T.ResourceContents => {
       if (!this.openViews.has(viewId)) throw new Error('the view is closed; open it again from its tool call');
       const r = this.viewResources[uri];
       if (!r) throw new Error(`reading ${uri}: Resource ${uri} not found (MCP error -32002)`);
@@ -883,25 +841,25 @@ export class FakeBackend implements Backend {
   // ---- connected apps ----
 
   /** The connected apps, as the registry holds them (grants is counted on the way out). */
-  clientApps: ClientApp[] = [];
+  clientApps: T.ClientApp[] = [];
   /** Every grant, of every app. */
-  clientGrantList: ClientGrant[] = [];
+  clientGrantList: T.ClientGrant[] = [];
   /** Allowed tools, by client id. */
-  clientToolRefs: Record<string, ClientToolRef[]> = {};
+  clientToolRefs: Record<string, T.ClientToolRef[]> = {};
   /** The audit, newest first (clientAudit filters and pages it as Go does). */
-  auditEntries: AuditEntry[] = [];
-  endpoint: EndpointStatus = { on: false, port: 0, url: '' };
+  auditEntries: T.AuditEntry[] = [];
+  endpoint: T.EndpointStatus = { on: false, port: 0, url: '' };
   /** What connectAppStatus says of each app's file. */
-  connectFiles: Partial<Record<ConnectTarget, Partial<ConnectPreview>>> = {};
+  connectFiles: Partial<Record<T.ConnectTarget, Partial<T.ConnectPreview>>> = {};
   /** The last token a client got (tests read it as an app would). */
   tokens: Record<string, string> = {};
 
-  #client(nameOrId: string): ClientApp {
+  #client(nameOrId: string): T.ClientApp {
     const c = this.clientApps.find((x) => x.id === nameOrId || x.name.toLowerCase() === nameOrId.toLowerCase());
     if (!c) throw new Error(`no connected app "${nameOrId}": see switchboard clients list`);
     return c;
   }
-  #view(c: ClientApp): ClientApp {
+  #view(c: T.ClientApp): T.ClientApp {
     return structuredClone({ ...c, grants: this.clientGrantList.filter((g) => g.clientId === c.id).length });
   }
   #token(id: string): string {
@@ -913,12 +871,12 @@ export class FakeBackend implements Backend {
     return this.rec('listClients', [], () => this.clientApps.map((c) => this.#view(c)));
   }
   addClient(name: string, canStart: boolean) {
-    return this.rec('addClient', [name, canStart], (): AddedClient => {
+    return this.rec('addClient', [name, canStart], (): T.AddedClient => {
       const n = name.trim();
       if (!n) throw new Error('a connected app needs a name');
       if (this.clientApps.some((c) => c.name.toLowerCase() === n.toLowerCase())) throw new Error(`a connected app named "${n}" exists; pick another name`);
       const zero = '0001-01-01T00:00:00Z';
-      const c: ClientApp = { id: `cl${this.nextId++}`, name: n, canStart, createdAt: iso(Date.now()), lastSeenAt: zero, revokedAt: zero, grants: 0 };
+      const c: T.ClientApp = { id: `cl${this.nextId++}`, name: n, canStart, createdAt: iso(Date.now()), lastSeenAt: zero, revokedAt: zero, grants: 0 };
       this.clientApps = [...this.clientApps, c];
       return { client: this.#view(c), token: this.#token(c.id) };
     });
@@ -955,12 +913,12 @@ export class FakeBackend implements Backend {
   conversationGrants(conversationId: string) {
     return this.rec('conversationGrants', [conversationId], () => structuredClone(this.clientGrantList.filter((g) => g.conversationId === conversationId)));
   }
-  grantClient(client: string, conversationId: string, access: ClientAccess, expiresInMs: number) {
+  grantClient(client: string, conversationId: string, access: T.ClientAccess, expiresInMs: number) {
     return this.rec('grantClient', [client, conversationId, access, expiresInMs], () => {
       const c = this.#client(client);
       const conv = this.conversations.find((x) => x.id === conversationId);
       if (!conv) throw new Error(`no conversation ${conversationId}`);
-      const g: ClientGrant = {
+      const g: T.ClientGrant = {
         clientId: c.id, clientName: c.name, conversationId, title: conv.title, access, owned: false,
         expiresAt: expiresInMs ? iso(Date.now() + expiresInMs) : '0001-01-01T00:00:00Z', createdAt: iso(Date.now()), expired: false,
       };
@@ -990,7 +948,7 @@ export class FakeBackend implements Backend {
     });
   }
   /** As Go does: client by ID or name, exact operation, text in the operation or reason, ids below before, newest first. */
-  clientAudit(filter: Partial<AuditFilter>) {
+  clientAudit(filter: Partial<T.AuditFilter>) {
     return this.rec('clientAudit', [filter], () => {
       const q = (filter.query ?? '').toLowerCase();
       const limit = Math.min(filter.limit || 200, 1000);
@@ -1007,9 +965,9 @@ export class FakeBackend implements Backend {
     });
   }
   /** Records a request as the server does, and sends clients:activity. */
-  recordAudit(e: Partial<AuditEntry> & Pick<AuditEntry, 'operation' | 'allowed'>): AuditEntry {
+  recordAudit(e: Partial<T.AuditEntry> & Pick<T.AuditEntry, 'operation' | 'allowed'>): T.AuditEntry {
     const id = (this.auditEntries[0]?.id ?? 0) + 1;
-    const entry: AuditEntry = { id, clientId: '', clientName: '', transport: 'stdio', conversationId: '', reason: '', at: iso(Date.now()), ...e };
+    const entry: T.AuditEntry = { id, clientId: '', clientName: '', transport: 'stdio', conversationId: '', reason: '', at: iso(Date.now()), ...e };
     this.auditEntries = [entry, ...this.auditEntries];
     this.emit('clients:activity', structuredClone(entry));
     return entry;
@@ -1024,16 +982,16 @@ export class FakeBackend implements Backend {
       return structuredClone(this.endpoint);
     });
   }
-  #preview(app: ConnectTarget): ConnectPreview {
+  #preview(app: T.ConnectTarget): T.ConnectPreview {
     const label = { 'claude-desktop': 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' }[app];
     const key = app === 'vscode' ? 'servers' : 'mcpServers';
     return { app, label, path: `/home/ann/.config/${app}/mcp.json`, key, server: 'switchboard', json: '', exists: false, replaces: false, ...this.connectFiles[app] };
   }
-  connectAppStatus(app: ConnectTarget) {
+  connectAppStatus(app: T.ConnectTarget) {
     return this.rec('connectAppStatus', [app], () => this.#preview(app));
   }
-  connectApp(app: ConnectTarget, canStart: boolean) {
-    return this.rec('connectApp', [app, canStart], (): AppConnection => {
+  connectApp(app: T.ConnectTarget, canStart: boolean) {
+    return this.rec('connectApp', [app, canStart], (): T.AppConnection => {
       const p = this.#preview(app);
       let c = this.clientApps.find((x) => x.name.toLowerCase() === p.label.toLowerCase());
       const rotated = !!c;
@@ -1056,9 +1014,9 @@ export class FakeBackend implements Backend {
     });
   }
   /** The entries writeAppConfig wrote, by app. */
-  writtenConfigs: Partial<Record<ConnectTarget, string>> = {};
-  writeAppConfig(app: ConnectTarget, token: string) {
-    return this.rec('writeAppConfig', [app, token], (): ConnectWritten => {
+  writtenConfigs: Partial<Record<T.ConnectTarget, string>> = {};
+  writeAppConfig(app: T.ConnectTarget, token: string) {
+    return this.rec('writeAppConfig', [app, token], (): T.ConnectWritten => {
       const p = this.#preview(app);
       if (p.problem) throw new Error(`Switchboard did not change ${p.path}: it is not plain JSON; copy the entry and add it to the file yourself`);
       this.writtenConfigs[app] = token;
@@ -1082,15 +1040,15 @@ export class FakeBackend implements Backend {
   }
 }
 
-function tail(lines: LogLine[], sinceSeq: number, max: number): LogLine[] {
+function tail(lines: T.LogLine[], sinceSeq: number, max: number): T.LogLine[] {
   const after = lines.filter((l) => l.seq > sinceSeq);
   return structuredClone(max > 0 ? after.slice(-max) : after);
 }
 
-const taskEnded = (t: Task) => t.status === 'completed' || t.status === 'failed' || t.status === 'cancelled';
+const taskEnded = (t: T.Task) => t.status === 'completed' || t.status === 'failed' || t.status === 'cancelled';
 
 /** A task with defaults (working, started now), for tests and the demo. */
-export function fakeTask(t: Partial<Task> & Pick<Task, 'id'>): Task {
+export function fakeTask(t: Partial<T.Task> & Pick<T.Task, 'id'>): T.Task {
   const now = iso(Date.now());
   return {
     serverId: 'jobs',
@@ -1112,7 +1070,7 @@ export function fakeTask(t: Partial<Task> & Pick<Task, 'id'>): Task {
 }
 
 /** A message with defaults, for tests and the demo. */
-export function fakeMessage(m: Partial<Message> & Pick<Message, 'id' | 'seq' | 'role'>): Message {
+export function fakeMessage(m: Partial<T.Message> & Pick<T.Message, 'id' | 'seq' | 'role'>): T.Message {
   return {
     conversationId: 'c1',
     content: '',
