@@ -26,7 +26,7 @@ TEST_NODE_PATH = PATH="$(CURDIR)/test/node/node_modules/.bin:$$PATH"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './test/node/*' 2>/dev/null)
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: generate generate-check run build build-dev deps test-deps frontend vet cross go-test unit conformance doctor-real drills e2e e2e-window e2e-browser test bench fuzz fuzz-short clean
+.PHONY: generate generate-check run build build-dev deps test-deps frontend vet cross go-test unit conformance doctor-real drills e2e e2e-window e2e-browser screenshots test bench fuzz fuzz-short clean
 
 ## run: install what is missing, build, and open the window
 run: build
@@ -148,6 +148,10 @@ build/bin/registryserver: $(GO_SOURCES) test/registryserver/testdata/servers.jso
 ## e2e-browser: the real backend (-tags dev) serving the real frontend to Chromium
 e2e-browser: build-dev build/bin/fakeprovider build/bin/taskserver build/bin/registryserver test/node/node_modules/.package-lock.json
 	cd frontend && $(NODE_PATH_PREFIX) node e2e/run.mjs
+
+## screenshots: the README's screenshots (docs/screenshot-*.png), taken by the browser end-to-end test
+screenshots:
+	@SWITCHBOARD_README_SHOTS=1 E2E_ONLY='README screenshots' $(MAKE) --no-print-directory e2e-browser
 
 ## fuzz: every fuzz target for FUZZTIME each (make test runs each for a fixed number of inputs)
 FUZZTIME ?= 60s

@@ -85,7 +85,7 @@ export function register({ test, toolPage, shot }) {
       await waitText(page.getByTestId('keyboard-status'), /Copied the last reply/);
       assert.match(await page.evaluate(() => navigator.clipboard.readText()), /You said: keyboard alpha apricot/);
 
-      // F2 renames in the list: the search box, then Tab to the first row.
+      // F2 renames in the list: the search box, then Tab to the list (the open chat's row).
       await page.keyboard.press('Control+Shift+F');
       assert.equal(await focused(page), 'search-input');
       await page.keyboard.press('Tab');
@@ -112,11 +112,14 @@ export function register({ test, toolPage, shot }) {
       await page.getByTestId('composer-input').focus(); // no hover, no focus ring in the shot
       await shot(page, 'keyboard-sidebar-grouped');
 
-      // Archive the other chat with Tab and Enter on its row's button.
+      // Archive the other chat: Tab into the list (one Tab stop), the arrow
+      // keys to its row, Tab to its buttons and Enter.
       await page.keyboard.press('Control+Shift+F');
       const betaOpen = page.locator(`[data-testid=conversation][data-id="${beta}"] [data-testid=conversation-open]`);
-      for (let i = 0; i < 12 && !(await betaOpen.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
-      assert.ok(await betaOpen.evaluate((el) => el === document.activeElement), 'Tab reaches the beta row');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Home');
+      for (let i = 0; i < 40 && !(await betaOpen.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('ArrowDown');
+      assert.ok(await betaOpen.evaluate((el) => el === document.activeElement), 'the arrow keys reach the beta row');
       for (const want of ['conversation-rename', 'conversation-pin', 'conversation-archive']) {
         await page.keyboard.press('Tab');
         assert.equal(await focused(page), want);

@@ -30,6 +30,7 @@ import { register as registerA11yScreens } from './a11yscreens.mjs';
 import { register as registerScreenshots } from './screenshots.mjs';
 import { register as registerKeyboard } from './keyboard.mjs';
 import { register as registerMarkdown } from './markdown.mjs';
+import { register as registerPolish } from './polish.mjs';
 
 mkdirSync(resultsDir, { recursive: true });
 const { test, run } = suite();
@@ -711,6 +712,7 @@ registerA11yScreens({ test, withPage, toolPage, shot, fake });
 registerKeyboard({ test, withPage, toolPage, shot, fake });
 registerScreenshots({ test, withPage, toolPage, shot, fake });
 registerMarkdown({ test, withPage, toolPage, shot, fake });
+registerPolish({ test, withPage, toolPage, shot, fake });
 
 let ok = false;
 try {

@@ -1,11 +1,13 @@
-// The README's screenshots (docs/screenshot-light.png and
-// docs/screenshot-dark.png): a realistic session on a backend of its own,
+// The README's screenshots: a realistic session on a backend of its own,
 // run as a user with a desktop keyring runs it (harness keyring: true, a
 // private D-Bus session with an unlocked gnome-keyring), so no keyring
 // warning shows; nothing in the app is changed for it. A scripted fake
 // model asks the real filesystem MCP server for a folder's sizes and answers
 // with a table and code. The fresh backend also gives the first-start
-// screen, checked here with axe in light and dark.
+// screen, checked here with axe in light and dark. Every run writes them to
+// test-results/screenshot-{light,dark}.png; `make screenshots` (which sets
+// SWITCHBOARD_README_SHOTS=1) also to docs/, where the README shows them,
+// so a test run leaves the committed ones alone.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,14 +115,16 @@ export function register({ test }) {
       // No banner, no notice: the screenshot shows the app, not a warning.
       assert.equal(await page.locator('[data-testid^=problem-]').count(), 0, 'a problem banner shows');
       assert.equal(await page.locator('.notice').count(), 0, 'a notice shows');
-      mkdirSync(join(root, 'docs'), { recursive: true });
+      const folders = ['test-results', ...(process.env.SWITCHBOARD_README_SHOTS === '1' ? ['docs'] : [])];
+      for (const f of folders) mkdirSync(join(root, f), { recursive: true });
       for (const theme of ['light', 'dark']) {
         await page.emulateMedia({ colorScheme: theme });
         await until(() => page.evaluate((t) => document.documentElement.dataset.theme === t, theme), `theme ${theme}`);
         await page.evaluate(() => document.activeElement?.blur());
         await page.mouse.move(0, 0);
         await checkA11y(page, `README session, ${theme}`);
-        await page.screenshot({ path: join(root, `docs/screenshot-${theme}.png`) });
+        const png = await page.screenshot();
+        for (const f of folders) writeFileSync(join(root, f, `screenshot-${theme}.png`), png);
       }
       page.checkErrors();
       await page.close();

@@ -80,6 +80,58 @@ describe('sidebar', () => {
     ]);
   });
 
+  it('is one Tab stop; Up, Down, Home and End move across the groups; Enter opens', async () => {
+    const { be } = await setup();
+    await fireEvent.click(within(row('Holiday')).getByTestId('conversation-pin'));
+    await settle();
+    expect(groups()).toEqual([
+      ['Pinned', ['c2']],
+      ['Today', ['c1']],
+    ]);
+    const opens = () => screen.getAllByTestId('conversation-open');
+    const stops = () => opens().filter((b) => b.tabIndex === 0).map((b) => b.closest<HTMLElement>('[data-testid=conversation]')!.dataset.id);
+    const rowButtons = (title: string) => within(row(title)).getAllByRole('button');
+    // No chat open: the first row holds the stop, with its buttons; the other row's are out.
+    expect(stops()).toEqual(['c2']);
+    expect(rowButtons('Budget').every((b) => b.tabIndex === -1)).toBe(true);
+    expect(rowButtons('Holiday').every((b) => b.tabIndex === 0)).toBe(true);
+
+    const key = async (k: string) => {
+      const e = new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true });
+      document.activeElement!.dispatchEvent(e);
+      await settle();
+      return e.defaultPrevented;
+    };
+    const at = () => document.activeElement?.closest<HTMLElement>('[data-testid=conversation]')?.dataset.id;
+    opens()[0].focus();
+    expect(await key('ArrowDown')).toBe(true); // past the "Today" heading
+    expect(at()).toBe('c1');
+    expect(stops()).toEqual(['c1']);
+    expect(await key('ArrowDown')).toBe(true); // the end: stays
+    expect(at()).toBe('c1');
+    expect(await key('Home')).toBe(true);
+    expect(at()).toBe('c2');
+    expect(await key('End')).toBe(true);
+    expect(at()).toBe('c1');
+    expect(await key('ArrowUp')).toBe(true);
+    expect(at()).toBe('c2');
+    expect(await key('ArrowLeft')).toBe(false); // not the list's
+    // Ctrl+Alt+Down is the next-chat shortcut, not a move in the list.
+    const chord = new KeyboardEvent('keydown', { key: 'ArrowDown', ctrlKey: true, altKey: true, bubbles: true, cancelable: true });
+    document.activeElement!.dispatchEvent(chord);
+    expect(chord.defaultPrevented).toBe(false);
+    expect(at()).toBe('c2');
+
+    // Opening a chat gives it the stop; F2 still renames the focused row.
+    await fireEvent.click(within(row('Budget')).getByTestId('conversation-open'));
+    await settle();
+    expect(be.callsOf('getMessages').at(-1)?.[0]).toBe('c1');
+    expect(stops()).toEqual(['c1']);
+    within(row('Budget')).getByTestId('conversation-open').focus();
+    expect(await key('F2')).toBe(true);
+    expect(document.activeElement).toBe(screen.getByTestId('conversation-rename-input'));
+  });
+
   it('a search hit opens its conversation scrolled to the message, marked', async () => {
     const { be, s } = await setup();
     be.searchHits = [{ conversationId: 'c2', conversationTitle: 'Holiday', role: 'user', seq: 1, messageId: 7, createdAt: iso(1), snippet: [{ text: 'beach', match: true }] }];

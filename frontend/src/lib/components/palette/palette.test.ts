@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import { fuzzyFilter, fuzzyMatch } from './fuzzy';
-import { chordLabel, isTyping, shortcutFor, SHORTCUTS } from './shortcuts';
+import { ariaShortcut, chordLabel, isTyping, shortcutFor, SHORTCUTS } from './shortcuts';
 import CommandPalette from './CommandPalette.svelte';
 import KeyboardLayer from './KeyboardLayer.svelte';
 import type { Command } from './commands';
@@ -89,6 +89,13 @@ describe('shortcuts', () => {
     expect(chordLabel({ key: 'ArrowDown', mod: true, alt: true }, false)).toBe('Ctrl+Alt+↓');
     expect(chordLabel({ key: 'o', mod: true, shift: true }, true)).toBe('⇧⌘O');
     expect(chordLabel({ key: '?', shift: true }, false)).toBe('?');
+  });
+
+  it('writes the aria-keyshortcuts value for its platform', () => {
+    expect(ariaShortcut('palette', false)).toBe('Control+K');
+    expect(ariaShortcut('palette', true)).toBe('Meta+K');
+    expect(ariaShortcut('newChat', false)).toBe('Control+Shift+O');
+    expect(ariaShortcut('nextChat', false)).toBe('Control+Alt+ArrowDown');
   });
 });
 

@@ -105,6 +105,14 @@ export function shortcutLabel(id: ShortcutId, mac: boolean = isMac()): string {
   return s ? chordLabel(s.chords[0], mac) : '';
 }
 
+/** A shortcut's first chord as aria-keyshortcuts writes it ("Control+K", "Meta+K"); "" for an unknown id. */
+export function ariaShortcut(id: ShortcutId, mac: boolean = isMac()): string {
+  const c = SHORTCUTS.find((x) => x.id === id)?.chords[0];
+  if (!c) return '';
+  const key = c.key.length === 1 ? c.key.toUpperCase() : c.key;
+  return [c.mod && (mac ? 'Meta' : 'Control'), c.alt && 'Alt', c.shift && c.key !== '?' && 'Shift', key].filter(Boolean).join('+');
+}
+
 /** "New chat (Ctrl+Shift+O)", for a title attribute. */
 export function withShortcut(text: string, id: ShortcutId, mac: boolean = isMac()): string {
   return `${text} (${shortcutLabel(id, mac)})`;
