@@ -27,6 +27,20 @@ func waitRequested() (*recorder, <-chan string) {
 	return rec, ids
 }
 
+// untilClosed calls step again and again, yielding to the scheduler
+// before each call, until stop is closed.
+func untilClosed(stop <-chan struct{}, step func()) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+			runtime.Gosched()
+		}
+		step()
+	}
+}
+
 // A user decision racing a cancellation: exactly one wins, the loser learns
 // it lost, the outcome and the one resolved event match the winner, and the
 // policy changes only if the decision won.
@@ -195,13 +209,7 @@ func runChaos(t *testing.T, seed uint64) {
 	bgWG.Go(func() { // the user
 		rng := rand.New(rand.NewPCG(seed, 100))
 		decisions := []Decision{AllowOnce, AllowOnce, AllowOnce, Deny, Deny, Deny, AllowAlways, AllowAlways}
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.Gosched()
-			}
+		untilClosed(stop, func() {
 			for _, p := range b.Pending() {
 				d := decisions[rng.IntN(len(decisions))]
 				if rng.IntN(150) == 0 {
@@ -216,17 +224,11 @@ func runChaos(t *testing.T, seed uint64) {
 					t.Errorf("Decide(%s, %s): %v", p.ID, d, err)
 				}
 			}
-		}
+		})
 	})
 	bgWG.Go(func() { // settings page and conversation list
 		rng := rand.New(rand.NewPCG(seed, 200))
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.Gosched()
-			}
+		untilClosed(stop, func() {
 			var err error
 			if b.Yolo() {
 				err = b.SetYolo(t.Context(), false)
@@ -244,7 +246,7 @@ func runChaos(t *testing.T, seed uint64) {
 			if err != nil {
 				t.Errorf("policy change: %v", err)
 			}
-		}
+		})
 	})
 	reqWG.Wait()
 	close(stop)

@@ -13,10 +13,7 @@ import (
 // policy method, do nothing after a success. Call it at startup to surface a
 // broken store early.
 func (b *Broker) Load(ctx context.Context) error {
-	b.mu.Lock()
-	loaded := b.loaded
-	b.mu.Unlock()
-	if loaded {
+	if b.isLoaded() {
 		return nil
 	}
 	b.writeMu.Lock()
@@ -26,13 +23,17 @@ func (b *Broker) Load(ctx context.Context) error {
 	return err
 }
 
+// isLoaded reports whether the policy has been read from the store.
+func (b *Broker) isLoaded() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.loaded
+}
+
 // load reads the policy from the store unless it has been read already.
 // b.writeMu must be held, so no change races the read.
 func (b *Broker) load(ctx context.Context) error {
-	b.mu.Lock()
-	loaded := b.loaded
-	b.mu.Unlock()
-	if loaded {
+	if b.isLoaded() {
 		return nil
 	}
 	grants, err := b.store.Grants(ctx)

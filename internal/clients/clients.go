@@ -385,8 +385,14 @@ func (r *Registry) byID(ctx context.Context, id string) (store.Client, error) {
 // gone maps a store's ErrNotFound (the client was removed meanwhile) to
 // ErrNoClient.
 func (r *Registry) gone(err error, nameOrID string) error {
+	return notFound(err, noClient(nameOrID))
+}
+
+// notFound returns instead where err is a store's ErrNotFound (what was
+// to change is not there), and err otherwise.
+func notFound(err, instead error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return noClient(nameOrID)
+		return instead
 	}
 	return err
 }

@@ -32,10 +32,7 @@ func (r *Registry) Grant(ctx context.Context, nameOrID, convID string, access Ac
 	}
 	err = r.st.PutClientGrant(ctx, store.ClientGrant{ClientID: c.ID, ConversationID: convID, Access: string(access),
 		ExpiresAt: expires.Truncate(time.Millisecond), CreatedAt: r.now().Truncate(time.Millisecond)})
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%s or conversation %q was removed meanwhile; look again and retry", c.Name, convID)
-	}
-	return err
+	return notFound(err, fmt.Errorf("%s or conversation %q was removed meanwhile; look again and retry", c.Name, convID))
 }
 
 // Ungrant takes conversation convID back from the client.
@@ -44,11 +41,8 @@ func (r *Registry) Ungrant(ctx context.Context, nameOrID, convID string) error {
 	if err != nil {
 		return err
 	}
-	err = r.st.DeleteClientGrant(ctx, c.ID, convID)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("conversation %q is not shared with %s; nothing to take back", convID, c.Name)
-	}
-	return err
+	return notFound(r.st.DeleteClientGrant(ctx, c.ID, convID),
+		fmt.Errorf("conversation %q is not shared with %s; nothing to take back", convID, c.Name))
 }
 
 // Grants returns the client's grants, expired ones too, the most recently
@@ -100,14 +94,9 @@ func (r *Registry) Check(ctx context.Context, clientID, convID string, need Acce
 	if need != Read && need != Write {
 		return fmt.Errorf("checking access %q: not %q or %q", need, Read, Write)
 	}
-	c, err := r.byID(ctx, clientID)
-	if errors.Is(err, store.ErrNotFound) {
-		return deniedGone()
-	} else if err != nil {
+	c, err := r.active(ctx, clientID)
+	if err != nil {
 		return err
-	}
-	if !c.RevokedAt.IsZero() {
-		return deniedRevoked(c.Name)
 	}
 	convID = clip(convID, maxRefLen)
 	if convID == "" {
@@ -140,6 +129,21 @@ func deniedRevoked(name string) *Denied {
 		"(Rotate in Connected apps, or switchboard clients rotate %q, gives a new token)", name, name)}
 }
 
+// active returns client clientID (by ID only), or a *Denied where it was
+// removed or revoked.
+func (r *Registry) active(ctx context.Context, clientID string) (store.Client, error) {
+	c, err := r.byID(ctx, clientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Client{}, deniedGone()
+	} else if err != nil {
+		return store.Client{}, err
+	}
+	if !c.RevokedAt.IsZero() {
+		return store.Client{}, deniedRevoked(c.Name)
+	}
+	return c, nil
+}
+
 func deniedGone() *Denied {
 	return &Denied{Reason: "this app is no longer connected to Switchboard; ask the user to connect it again (Connected apps, or switchboard clients add NAME)"}
 }
@@ -149,14 +153,9 @@ func deniedGone() *Denied {
 // created within ClaimWindow that no client has a grant of, so that a
 // client can claim nothing the user has.
 func (r *Registry) Claim(ctx context.Context, clientID, convID string) error {
-	c, err := r.byID(ctx, clientID)
-	if errors.Is(err, store.ErrNotFound) {
-		return deniedGone()
-	} else if err != nil {
+	c, err := r.active(ctx, clientID)
+	if err != nil {
 		return err
-	}
-	if !c.RevokedAt.IsZero() {
-		return deniedRevoked(c.Name)
 	}
 	if !c.CanStart {
 		return &Denied{Reason: fmt.Sprintf("%s may not start conversations; ask the user to allow it "+
@@ -227,12 +226,9 @@ func (r *Registry) DisallowTool(ctx context.Context, nameOrID, serverID, tool st
 	if err != nil {
 		return err
 	}
-	err = r.st.DisallowClientTool(ctx, c.ID, serverID, tool)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%s was not allowed %s of server %s; its allowed tools are listed in Connected apps, or by switchboard clients show %q",
-			c.Name, tool, serverID, c.Name)
-	}
-	return err
+	return notFound(r.st.DisallowClientTool(ctx, c.ID, serverID, tool),
+		fmt.Errorf("%s was not allowed %s of server %s; its allowed tools are listed in Connected apps, or by switchboard clients show %q",
+			c.Name, tool, serverID, c.Name))
 }
 
 // AllowedTools returns the tools the client's turns run without asking,

@@ -19,7 +19,7 @@ import (
 // which is never offered to a model.
 func TestSystemMonitorView(t *testing.T) {
 	path := mcptest.Node(t, "mcp-system-monitor-server").PATH()
-	user := &viewUser{}
+	user := &askedUser{wait: true}
 	c, svc := startServices(t, t.TempDir(), "http://127.0.0.1:9", user,
 		&mcpconn.Options{ShellPATH: func() string { return path }, PingInterval: -1, AppViews: true})
 	user.broker = func() *approval.Broker { return svc.Broker }

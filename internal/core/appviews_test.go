@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -28,39 +27,6 @@ import (
 	"github.com/switchboard-app/switchboard/internal/store"
 	"github.com/switchboard-app/switchboard/internal/timetest"
 )
-
-// viewUser plays the user at the window: it keeps every event and answers
-// approval requests with the next decision; with none left it leaves them
-// waiting.
-type viewUser struct {
-	eventtest.Recorder
-	broker    func() *approval.Broker
-	mu        sync.Mutex
-	decisions []approval.Decision
-}
-
-func (u *viewUser) Emit(name string, payload any) {
-	u.Recorder.Emit(name, payload)
-	r, ok := payload.(approval.Request)
-	if !ok || name != approval.EventRequested {
-		return
-	}
-	u.mu.Lock()
-	if len(u.decisions) == 0 {
-		u.mu.Unlock()
-		return
-	}
-	d := u.decisions[0]
-	u.decisions = u.decisions[1:]
-	u.mu.Unlock()
-	go u.broker().Decide(context.Background(), r.ID, d)
-}
-
-func (u *viewUser) answer(d ...approval.Decision) {
-	u.mu.Lock()
-	u.decisions = append(u.decisions, d...)
-	u.mu.Unlock()
-}
 
 // viewServer is an MCP server with a view: "show" declares it, "poll" is
 // for views only, "think" for models only, "off" is switched off by the
@@ -113,13 +79,13 @@ func serveMCP(t *testing.T, srv *mcp.Server) string {
 // viewServices starts services that show views (or not), with the view
 // server as "views" and another server, with a tool of its own, as
 // "other"; conv is a conversation to open views in.
-func viewServices(t *testing.T, views bool) (svc *Services, vs *viewServer, user *viewUser, conv string) {
+func viewServices(t *testing.T, views bool) (svc *Services, vs *viewServer, user *askedUser, conv string) {
 	t.Helper()
 	return viewServicesIn(t, t.TempDir(), views)
 }
 
 // viewServicesIn is viewServices with its data (the database) in dir.
-func viewServicesIn(t *testing.T, dir string, views bool) (svc *Services, vs *viewServer, user *viewUser, conv string) {
+func viewServicesIn(t *testing.T, dir string, views bool) (svc *Services, vs *viewServer, user *askedUser, conv string) {
 	t.Helper()
 	vs = newViewServer()
 	other := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "1"}, nil)
@@ -127,7 +93,7 @@ func viewServicesIn(t *testing.T, dir string, views bool) (svc *Services, vs *vi
 		t.Error("another server's tool ran for a view")
 		return &mcp.CallToolResult{}, nil, nil
 	})
-	user = &viewUser{}
+	user = &askedUser{wait: true}
 	c, svc := startServices(t, dir, "http://127.0.0.1:9", user, &mcpconn.Options{PingInterval: -1, AppViews: views})
 	user.broker = func() *approval.Broker { return svc.Broker }
 	for _, cfg := range []serverconf.Config{
@@ -235,7 +201,7 @@ func TestAppViewCallTool(t *testing.T) {
 	if got := res.ForModel(0); got != `poll {"n":1}` {
 		t.Errorf("result %q", got)
 	}
-	asked := eventtest.Payloads[approval.Request](&user.Recorder, approval.EventRequested)
+	asked := user.requests()
 	if len(asked) != 1 || asked[0].RequestedBy != approval.RequestedByView || asked[0].Tool != "poll" || asked[0].ServerName != "Views" ||
 		asked[0].ConversationID != conv {
 		t.Fatalf("asked %+v; want one request for poll, requested by the view", asked)
@@ -263,7 +229,7 @@ func TestAppViewCallTool(t *testing.T) {
 	if _, err := svc.AppViewCallTool(ctx, v.ID, "show", nil); !errors.Is(err, ErrViewDeclined) {
 		t.Errorf("declined call: %v", err)
 	}
-	if n := len(eventtest.Payloads[approval.Request](&user.Recorder, approval.EventRequested)); n != 2 {
+	if n := len(user.requests()); n != 2 {
 		t.Errorf("the user was asked %d times; want 2 (the refused calls never reach them)", n)
 	}
 	if n := vs.ran.Load(); n != 1 {
@@ -315,7 +281,7 @@ func TestAppViewCallsEndWithTheView(t *testing.T) {
 	}
 	for i := range maxViewCallsInFlight {
 		if _, err := user.Wait(ctx, 0, func(e eventtest.Event) bool {
-			return len(eventtest.Payloads[approval.Request](&user.Recorder, approval.EventRequested)) > i
+			return len(user.requests()) > i
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -555,11 +521,11 @@ func TestAppViewEndsAfterDenials(t *testing.T) {
 	if got := e.Payload.(AppViewClosed).Reason; got != ViewDeniedReason {
 		t.Errorf("reason %q; want %q", got, ViewDeniedReason)
 	}
-	asked := len(eventtest.Payloads[approval.Request](&user.Recorder, approval.EventRequested))
+	asked := len(user.requests())
 	if _, err := svc.AppViewCallTool(ctx, v.ID, "poll", nil); !errors.Is(err, ErrViewClosed) {
 		t.Errorf("a call after %d declined in a row: %v; want the view closed", maxViewDenials, err)
 	}
-	if n := len(eventtest.Payloads[approval.Request](&user.Recorder, approval.EventRequested)); n != asked {
+	if n := len(user.requests()); n != asked {
 		t.Errorf("the user was asked again after the view ended")
 	}
 	if n := vs.ran.Load(); n != 1 {

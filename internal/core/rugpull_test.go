@@ -20,11 +20,13 @@ import (
 	"github.com/switchboard-app/switchboard/internal/store"
 )
 
-// askedUser keeps every event and answers approval requests with the next
-// decision (deny when there is none left).
+// askedUser plays the user at the window: it keeps every event and
+// answers approval requests with the next decision. With none left it
+// denies, or, with wait set, leaves the request waiting.
 type askedUser struct {
 	eventtest.Recorder
 	broker    func() *approval.Broker
+	wait      bool
 	mu        sync.Mutex
 	decisions []approval.Decision
 }
@@ -39,9 +41,20 @@ func (u *askedUser) Emit(name string, payload any) {
 	d := approval.Deny
 	if len(u.decisions) > 0 {
 		d, u.decisions = u.decisions[0], u.decisions[1:]
+	} else if u.wait {
+		u.mu.Unlock()
+		return
 	}
 	u.mu.Unlock()
 	go u.broker().Decide(context.Background(), r.ID, d)
+}
+
+// answer adds decisions for the requests to come, or for one left waiting
+// (only a later request gets them).
+func (u *askedUser) answer(d ...approval.Decision) {
+	u.mu.Lock()
+	u.decisions = append(u.decisions, d...)
+	u.mu.Unlock()
 }
 
 // requests returns what the user was asked, in order.

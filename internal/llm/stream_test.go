@@ -359,16 +359,7 @@ func TestStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{tt.reply}})
-			var rec recorder
-			reply, err := newTestClient(t, srv).Stream(t.Context(), userRequest("hi"), rec.on)
-			t.Logf("err: %v", err)
-			if !errors.Is(err, tt.is) {
-				t.Fatalf("err = %v, want %v", err, tt.is)
-			}
-			if !strings.Contains(err.Error(), tt.msgHas) {
-				t.Errorf("err = %q, want it to contain %q", err, tt.msgHas)
-			}
+			reply, rec, err := streamFailing(t, tt.reply, tt.is, tt.msgHas)
 			if len(rec.events) != 0 || reply.Content != "" {
 				t.Errorf("events %v, content %q after an HTTP error", rec.events, reply.Content)
 			}
@@ -410,21 +401,30 @@ func TestStreamFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fault := tt.fault
-			srv := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{{Content: content, Fault: &fault}}})
-			var rec recorder
-			reply, err := newTestClient(t, srv).Stream(t.Context(), userRequest("hi"), rec.on)
-			t.Logf("err: %v", err)
-			if !errors.Is(err, tt.is) {
-				t.Fatalf("err = %v, want %v", err, tt.is)
-			}
-			if !strings.Contains(err.Error(), tt.msgHas) {
-				t.Errorf("err = %q, want it to contain %q", err, tt.msgHas)
-			}
+			reply, rec, _ := streamFailing(t, llmtest.Reply{Content: content, Fault: &fault}, tt.is, tt.msgHas)
 			if reply.Content != tt.wantPartial || rec.text() != tt.wantPartial {
 				t.Errorf("partial content = %q (events %q), want %q", reply.Content, rec.text(), tt.wantPartial)
 			}
 		})
 	}
+}
+
+// streamFailing streams the answer to "hi" from a server that gives r,
+// and checks that it fails with is, saying msgHas. It returns what the
+// stream returned and the events it sent.
+func streamFailing(t *testing.T, r llmtest.Reply, is error, msgHas string) (Reply, *recorder, error) {
+	t.Helper()
+	srv := llmtest.NewServer(t, &llmtest.Options{Replies: []llmtest.Reply{r}})
+	rec := &recorder{}
+	reply, err := newTestClient(t, srv).Stream(t.Context(), userRequest("hi"), rec.on)
+	t.Logf("err: %v", err)
+	if !errors.Is(err, is) {
+		t.Fatalf("err = %v, want %v", err, is)
+	}
+	if !strings.Contains(err.Error(), msgHas) {
+		t.Errorf("err = %q, want it to contain %q", err, msgHas)
+	}
+	return reply, rec, err
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -334,35 +334,20 @@ func (b *planner) command(p *ServerPackage, what string) error {
 	hintOK := p.RuntimeHint == "" || p.RuntimeHint == run
 	var lead []Arg
 	var target string
+	var err error
 	switch p.RegistryType {
 	case RegistryPyPI:
-		if len(p.Identifier) > 200 || !pypiName.MatchString(p.Identifier) {
-			return fmt.Errorf("%q is not a PyPI package name", clean(p.Identifier, 120))
-		}
-		target = p.Identifier
-		if p.Version != "" {
-			if !pypiVersion.MatchString(p.Version) {
-				return fmt.Errorf("the %s gives version %q, not an exact version", what, clean(p.Version, 40))
-			}
-			target += "==" + p.Version
+		if target, err = pinnedPackage(p, what, "PyPI", pypiName, "=="); err != nil {
+			return err
 		}
 	case RegistryOCI:
-		image, err := ociImage(p)
-		if err != nil {
+		if target, err = ociImage(p); err != nil {
 			return fmt.Errorf("the %s: %w", what, err)
 		}
-		target = image
 		lead = literalArgs("run", "-i", "--rm")
 	case RegistryNuGet:
-		if len(p.Identifier) > 200 || !nugetName.MatchString(p.Identifier) {
-			return fmt.Errorf("%q is not a NuGet package name", clean(p.Identifier, 120))
-		}
-		target = p.Identifier
-		if p.Version != "" {
-			if !pypiVersion.MatchString(p.Version) {
-				return fmt.Errorf("the %s gives version %q, not an exact version", what, clean(p.Version, 40))
-			}
-			target += "@" + p.Version
+		if target, err = pinnedPackage(p, what, "NuGet", nugetName, "@"); err != nil {
+			return err
 		}
 	}
 	pl.Args = append(pl.Args, lead...)
@@ -389,6 +374,22 @@ func (b *planner) command(p *ServerPackage, what string) error {
 	b.env(p.EnvironmentVariables)
 	pl.Notes = append(pl.Notes, fmt.Sprintf("Runs with %s, which Switchboard does not install: it must be on your PATH, and it fetches the package from the network the first time the server starts.", run))
 	return nil
+}
+
+// pinnedPackage is the package a PyPI or NuGet runner is given: the
+// identifier, which name checks (kind names the registry), then sep and
+// the version when the entry gives one, which must be exact.
+func pinnedPackage(p *ServerPackage, what, kind string, name *regexp.Regexp, sep string) (string, error) {
+	if len(p.Identifier) > 200 || !name.MatchString(p.Identifier) {
+		return "", fmt.Errorf("%q is not a %s package name", clean(p.Identifier, 120), kind)
+	}
+	if p.Version == "" {
+		return p.Identifier, nil
+	}
+	if !pypiVersion.MatchString(p.Version) {
+		return "", fmt.Errorf("the %s gives version %q, not an exact version", what, clean(p.Version, 40))
+	}
+	return p.Identifier + sep + p.Version, nil
 }
 
 // ociImage is the image reference of an OCI package: the identifier,

@@ -86,6 +86,26 @@ func (w *window) conv(title string, texts ...string) store.Conversation {
 	return c
 }
 
+// serve starts `switchboard mcp serve` with token, connects to it over
+// its stdio and lists its tools. It returns the session, closed when the
+// test ends, and the process's stderr.
+func (w *window) serve(ctx context.Context, token string) (*mcp.ClientSession, *lockedBuffer) {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, "mcp", "serve")
+	cmd.Env = w.env(cli.TokenEnv + "=" + token)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		w.t.Fatalf("starting mcp serve: %v\n%s", err, stderr)
+	}
+	w.t.Cleanup(func() { cs.Close() })
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		w.t.Fatal(err)
+	}
+	return cs, stderr
+}
+
 // lockedBuffer is a bytes.Buffer a child process and the test share.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -129,18 +149,7 @@ func TestWindowAndServeProcessWriteAtOnce(t *testing.T) {
 	if err := w.svc.GrantClient(ctx, "Agent", winConv.ID, clients.Read, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(w.bin, "mcp", "serve")
-	cmd.Env = w.env(cli.TokenEnv + "=" + token)
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("starting mcp serve: %v\n%s", err, stderr)
-	}
-	defer cs.Close()
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	cs, stderr := w.serve(ctx, token)
 	if m, err := w.c.Store.Message(ctx, streaming.ID); err != nil || m.Status != store.StatusStreaming {
 		t.Errorf("mcp serve marked the window's reply: %+v %v", m, err)
 	}
@@ -216,18 +225,7 @@ func TestServeProcessRefusesAndEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(w.bin, "mcp", "serve")
-	cmd.Env = w.env(cli.TokenEnv + "=" + token)
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	cs, stderr := w.serve(ctx, token)
 	// The window revokes it: the process, polling, ends on its own.
 	if err := w.svc.RevokeClient(ctx, "Agent"); err != nil {
 		t.Fatal(err)

@@ -127,14 +127,7 @@ func TestClientCredentialsRenewAfterContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	if err := connectAndEcho(ctx, endpoint, h); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
-		t.Fatalf("after the first context ended: %v", err)
-	}
+	connectTwice(t, endpoint, h)
 	if n := len(as.ClientAuth()); n < 3 {
 		t.Errorf("%d token requests; want a new assertion for each expired token", n)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-app/switchboard/internal/oauth/oauthtest"
-	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
 // headerLog is an http.RoundTripper that records the Authorization
@@ -162,13 +161,7 @@ func TestDPoP(t *testing.T) {
 func TestDPoPClientCredentials(t *testing.T) {
 	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{DPoP: true, DPoPNonce: "n", ClientID: "svc", ClientSecret: "s3cret"})
 	rs := oauthtest.NewDPoPMCP(t, as, "m")
-	secrets := newMemSecrets()
-	secrets.Set("cs", "s3cret")
-	cfg := &serverconf.Auth{Grant: serverconf.GrantClientCredentials, ClientID: "svc", ClientSecretRef: "cs"}
-	h, err := NewHandler("svc", cfg, Options{Store: NewStore(secrets, nil), ServerURL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := secretClient(t, "svc", "s3cret", Options{ServerURL: rs.URL})
 	if err := echoThrough(t.Context(), rs.URL, h, nil); err != nil {
 		t.Fatalf("echo: %v\nresource server refused: %q\nauthorization server refused: %q", err, rs.Record().Refused, as.DPoPRecord().Refused)
 	}
@@ -296,13 +289,7 @@ func TestDPoPNeedsTransport(t *testing.T) {
 func TestDPoPOversizedNonce(t *testing.T) {
 	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{DPoP: true, ClientID: "svc", ClientSecret: "s3cret"})
 	rs := oauthtest.NewDPoPMCP(t, as, strings.Repeat("n", dpopMaxNonce+1))
-	secrets := newMemSecrets()
-	secrets.Set("cs", "s3cret")
-	cfg := &serverconf.Auth{Grant: serverconf.GrantClientCredentials, ClientID: "svc", ClientSecretRef: "cs"}
-	h, err := NewHandler("svc", cfg, Options{Store: NewStore(secrets, nil), ServerURL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := secretClient(t, "svc", "s3cret", Options{ServerURL: rs.URL})
 	if err := echoThrough(t.Context(), rs.URL, h, nil); err == nil {
 		t.Fatal("echo succeeded with an oversized nonce")
 	}

@@ -42,6 +42,37 @@ func connectAndEcho(ctx context.Context, endpoint string, h auth.OAuthHandler) e
 	return nil
 }
 
+// connectTwice connects through h and calls echo twice: first under a
+// context it then cancels, then under the test's. The handler must not
+// keep using the context of the connect that got the first token.
+func connectTwice(t *testing.T, endpoint string, h auth.OAuthHandler) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	if err := connectAndEcho(ctx, endpoint, h); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
+		t.Fatalf("second session on the same handler, after the first one's context ended: %v", err)
+	}
+}
+
+// secretClient returns serverID's Handler that signs in with the client
+// credentials grant as client "svc", whose secret (in the store opts is
+// given) is secret.
+func secretClient(t *testing.T, serverID, secret string, opts Options) auth.OAuthHandler {
+	t.Helper()
+	secrets := newMemSecrets()
+	secrets.Set("cs", secret)
+	cfg := &serverconf.Auth{Grant: serverconf.GrantClientCredentials, ClientID: "svc", ClientSecretRef: "cs"}
+	opts.Store = NewStore(secrets, nil)
+	h, err := NewHandler(serverID, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // syncBuffer is a log sink safe for concurrent writes.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -204,14 +235,7 @@ func TestRefreshDuringSession(t *testing.T) {
 	}
 	// The connect context ends with the sign-in; later refreshes must not
 	// depend on it.
-	ctx, cancel := context.WithCancel(t.Context())
-	if err := connectAndEcho(ctx, endpoint, h); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
-		t.Fatalf("second session on the same handler: %v", err)
-	}
+	connectTwice(t, endpoint, h)
 	if c := as.Counts(); c.Authorizations != 1 || c.Refreshes == 0 {
 		t.Errorf("%+v; want 1 authorization and some refreshes", c)
 	}

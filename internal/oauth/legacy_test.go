@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/switchboard-app/switchboard/internal/oauth/oauthtest"
-	"github.com/switchboard-app/switchboard/internal/serverconf"
 )
 
 func TestLegacyServerWithMetadataAtRoot(t *testing.T) {
@@ -63,13 +62,7 @@ func TestLegacyServerIssuerOnAnotherOrigin(t *testing.T) {
 func TestLegacyServerClientCredentials(t *testing.T) {
 	as := oauthtest.NewAuthServer(t, &oauthtest.AuthServerOptions{ClientID: "svc", ClientSecret: "s3cret"})
 	endpoint := oauthtest.NewLegacyMCP(t, as, func(origin string) string { return origin + "/oauth" })
-	secrets := newMemSecrets()
-	secrets.Set("cs", "s3cret")
-	cfg := &serverconf.Auth{Grant: serverconf.GrantClientCredentials, ClientID: "svc", ClientSecretRef: "cs"}
-	h, err := NewHandler("legacy", cfg, Options{Store: NewStore(secrets, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := secretClient(t, "legacy", "s3cret", Options{})
 	if err := connectAndEcho(t.Context(), endpoint, h); err != nil {
 		t.Fatalf("client credentials with the metadata at the root: %v", err)
 	}

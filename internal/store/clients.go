@@ -450,15 +450,8 @@ func (s *Store) ClientAudit(ctx context.Context, f ClientAuditFilter) ([]ClientA
 		where = append(where, `id < ?`)
 		args = append(args, f.Before)
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = DefaultClientAuditLimit
-	}
-	limit = min(limit, MaxClientAuditLimit)
-	q := `SELECT id, client_id, client_name, transport, operation, conversation_id, allowed, reason, at FROM client_audit`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
-	}
+	limit := clampLimit(f.Limit, DefaultClientAuditLimit, MaxClientAuditLimit)
+	q := `SELECT id, client_id, client_name, transport, operation, conversation_id, allowed, reason, at FROM client_audit` + whereAll(where)
 	rows, err := s.db.QueryContext(ctx, q+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the client audit: %w", err)

@@ -153,15 +153,8 @@ func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 		where = append(where, `conversation_id = ?`)
 		args = append(args, f.ConversationID)
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = DefaultTaskLimit
-	}
-	limit = min(limit, MaxTaskLimit)
-	q := `SELECT ` + taskColumns + ` FROM tasks`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
-	}
+	limit := clampLimit(f.Limit, DefaultTaskLimit, MaxTaskLimit)
+	q := `SELECT ` + taskColumns + ` FROM tasks` + whereAll(where)
 	rows, err := s.db.QueryContext(ctx, q+` ORDER BY created_at DESC, rowid DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("reading tasks: %w", err)
